@@ -1,0 +1,91 @@
+"""Which table cards a played card may take.
+
+What a card may take depends only on the multiset of values on the table, so the answer
+is computed once per multiset and cached. The multiset is one int, ``key``: three bits of
+count per value (``WEIGHT[v]``), kept up to date as cards come and go. ``take_options(key,
+fifteen)[v]`` lists, for a played card of value ``v``, each capture as a sorted tuple of
+the values taken; ``positions`` turns one into the table positions it can mean (two 2s on
+the table make two different moves).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+
+Positions = tuple[int, ...]
+Take = tuple[int, ...]  # the values taken, ascending
+ByValue = tuple[tuple[Take, ...], ...]  # indexed by played value 0..10 (0 unused)
+
+WEIGHT: tuple[int, ...] = (0, *(1 << (3 * (v - 1)) for v in range(1, 11)))
+
+_CACHE: tuple[dict[int, ByValue], dict[int, ByValue]] = ({}, {})
+
+
+def table_key(values: list[int] | tuple[int, ...]) -> int:
+    return sum(WEIGHT[v] for v in values)
+
+
+def _counts(key: int) -> list[int]:
+    return [0, *((key >> (3 * (v - 1))) & 7 for v in range(1, 11))]
+
+
+def _multisets(counts: list[int], limit: int) -> dict[int, list[Take]]:
+    """Every non-empty multiset of table values adding up to at most ``limit``, by sum."""
+    found: dict[int, list[Take]] = {}
+
+    def walk(value: int, total: int, chosen: list[int]) -> None:
+        for v in range(value, 11):
+            if total + v > limit:
+                return
+            for k in range(1, counts[v] + 1):
+                s = total + v * k
+                if s > limit:
+                    break
+                chosen.extend((v,) * k)
+                found.setdefault(s, []).append(tuple(chosen))
+                walk(v + 1, s, chosen)
+                del chosen[-k:]
+
+    walk(1, 0, [])
+    return found
+
+
+def _compute(key: int, fifteen: bool) -> ByValue:
+    counts = _counts(key)
+    if fifteen:
+        groups = _multisets(counts, 14)
+        return ((), *(tuple(groups.get(15 - v, ())) for v in range(1, 11)))
+    groups = _multisets(counts, 10)
+    out: list[tuple[Take, ...]] = [()]
+    for v in range(1, 11):
+        if counts[v]:
+            out.append(((v,),))  # a single match beats any sum
+        else:
+            out.append(tuple(g for g in groups.get(v, ()) if len(g) >= 2))
+    return tuple(out)
+
+
+def take_options(key: int, fifteen: bool) -> ByValue:
+    cache = _CACHE[fifteen]
+    found = cache.get(key)
+    if found is None:
+        found = cache[key] = _compute(key, fifteen)
+    return found
+
+
+def positions(values: list[int], take: Take) -> list[Positions]:
+    """The table positions ``take`` can mean, each ascending, in a stable order."""
+    if len(take) == 1:
+        v = take[0]
+        return [(i,) for i, x in enumerate(values) if x == v]
+    choices = []
+    k = 0
+    while k < len(take):
+        v = take[k]
+        m = take.count(v)
+        where = [i for i, x in enumerate(values) if x == v]
+        choices.append(list(combinations(where, m)) if m < len(where) else [tuple(where)])
+        k += m
+    if all(len(c) == 1 for c in choices):
+        return [tuple(sorted(i for c in choices for i in c[0]))]
+    return [tuple(sorted(i for part in combo for i in part)) for combo in product(*choices)]

@@ -1,0 +1,211 @@
+"""One deal in play: the fast, mutable core the match, the AI and the benchmarks share.
+
+Everything here trusts its caller (moves come from ``legal_moves``); validation and events
+live in ``match.py``. Cards are ints, hands and the table keep their order.
+"""
+
+from __future__ import annotations
+
+from domain.captures import WEIGHT, Positions, positions, table_key, take_options
+from domain.cards import VALUE
+from domain.rules import Rules
+
+Move = tuple[int, Positions]  # (card, table positions taken)
+
+
+def deal_order(dealer: int, players: int, hand_size: int) -> list[int]:
+    """The seat that receives each of the next ``players * hand_size`` cards."""
+    return [(dealer + 1 + j) % players for j in range(players * hand_size)]
+
+
+def team_of(seat: int, players: int) -> int:
+    return seat % 2 if players == 4 else seat
+
+
+class Deal:
+    __slots__ = (
+        "players",
+        "hand_size",
+        "fifteen",
+        "ace_mode",
+        "dealer",
+        "turn",
+        "hands",
+        "table",
+        "values",
+        "key",
+        "stock",
+        "piles",
+        "sweeps",
+        "last_capturer",
+    )
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        dealer: int,
+        turn: int,
+        hands: list[list[int]],
+        table: list[int],
+        stock: list[int],
+        piles: list[list[int]],
+        sweeps: list[int],
+        last_capturer: int | None,
+    ) -> None:
+        self.players = players
+        self.hand_size = rules.hand_size
+        self.fifteen = rules.capture == "fifteen"
+        # 0: aces are ordinary; 1: ace sweeps score; 2: no capture by an ace scores a sweep.
+        self.ace_mode = ("off", "sweep", "no_point").index(rules.ace_sweeps)
+        self.dealer = dealer
+        self.turn = turn
+        self.hands = hands
+        self.table = table
+        self.values = [VALUE[c] for c in table]
+        self.key = table_key(self.values)
+        self.stock = stock
+        self.piles = piles
+        self.sweeps = sweeps
+        self.last_capturer = last_capturer
+
+    @classmethod
+    def open(cls, rules: Rules, players: int, dealer: int, deck: list[int]) -> Deal:
+        """Deal ``deck`` (top first) as RULES.md says: hands one card at a time, then 4 up."""
+        hands: list[list[int]] = [[] for _ in range(players)]
+        n = players * rules.hand_size
+        for card, seat in zip(deck[:n], deal_order(dealer, players, rules.hand_size), strict=True):
+            hands[seat].append(card)
+        teams = 2
+        return cls(
+            rules,
+            players,
+            dealer,
+            (dealer + 1) % players,
+            hands,
+            deck[n : n + 4],
+            deck[n + 4 :],
+            [[] for _ in range(teams)],
+            [0] * teams,
+            None,
+        )
+
+    def clone(self) -> Deal:
+        other = Deal.__new__(Deal)
+        other.players = self.players
+        other.hand_size = self.hand_size
+        other.fifteen = self.fifteen
+        other.ace_mode = self.ace_mode
+        other.dealer = self.dealer
+        other.turn = self.turn
+        other.hands = [h[:] for h in self.hands]
+        other.table = self.table[:]
+        other.values = self.values[:]
+        other.key = self.key
+        other.stock = self.stock[:]
+        other.piles = [p[:] for p in self.piles]
+        other.sweeps = self.sweeps[:]
+        other.last_capturer = self.last_capturer
+        return other
+
+    def is_void(self) -> bool:
+        """Three or four kings among the opening table cards void the deal."""
+        return self.values.count(10) >= 3
+
+    def options(self, card: int) -> list[Positions]:
+        """The captures ``card`` may make now, as table positions; empty if none."""
+        v = VALUE[card]
+        values = self.values
+        if v == 1 and self.ace_mode and values and 1 not in values:
+            return [tuple(range(len(values)))]
+        takes = take_options(self.key, self.fifteen)[v]
+        if len(takes) == 1:
+            return positions(values, takes[0])
+        return [p for take in takes for p in positions(values, take)]
+
+    def legal_moves(self) -> list[Move]:
+        moves: list[Move] = []
+        for card in self.hands[self.turn]:
+            options = self.options(card)
+            if options:
+                moves.extend((card, p) for p in options)
+            else:
+                moves.append((card, ()))
+        return moves
+
+    def is_last_play(self) -> bool:
+        return (
+            not self.stock
+            and len(self.hands[self.turn]) == 1
+            and not self.hands[(self.turn + 1) % self.players]
+        )
+
+    def is_sweep(self, card: int, where: Positions) -> bool:
+        return (
+            len(where) == len(self.values)
+            and bool(where)
+            and not (self.ace_mode == 2 and VALUE[card] == 1)
+            and not self.is_last_play()
+        )
+
+    def play(self, card: int, where: Positions) -> tuple[list[int], bool]:
+        """Play a legal move; returns the cards taken and whether it scored a sweep.
+
+        Deals the next packet when every hand is empty and the stock is not.
+        """
+        seat = self.turn
+        players = self.players
+        sweep = False
+        taken: list[int] = []
+        if where:
+            sweep = self.is_sweep(card, where)
+            table = self.table
+            values = self.values
+            taken = [table[i] for i in where]
+            if len(where) == len(table):
+                table.clear()
+                values.clear()
+                self.key = 0
+            else:
+                for i in reversed(where):
+                    del table[i]
+                    self.key -= WEIGHT[values.pop(i)]
+            team = seat % 2 if players == 4 else seat
+            pile = self.piles[team]
+            pile.extend(taken)
+            pile.append(card)
+            self.last_capturer = team
+            if sweep:
+                self.sweeps[team] += 1
+            self.hands[seat].remove(card)
+        else:
+            self.hands[seat].remove(card)
+            v = VALUE[card]
+            self.table.append(card)
+            self.values.append(v)
+            self.key += WEIGHT[v]
+        self.turn = nxt = (seat + 1) % players
+        if not self.hands[nxt] and self.stock:
+            self.deal_packet()
+        return taken, sweep
+
+    def deal_packet(self) -> None:
+        stock = self.stock
+        n = self.players * self.hand_size
+        order = deal_order(self.dealer, self.players, self.hand_size)
+        for card, seat in zip(stock[:n], order, strict=True):
+            self.hands[seat].append(card)
+        del stock[:n]
+
+    def is_over(self) -> bool:
+        return not self.stock and not self.hands[self.turn]
+
+    def take_leftovers(self) -> tuple[int | None, list[int]]:
+        """At the deal's end the table goes to the last capturer (to nobody if none)."""
+        left = self.table[:]
+        if left and self.last_capturer is not None:
+            self.piles[self.last_capturer].extend(left)
+        self.table.clear()
+        self.values.clear()
+        self.key = 0
+        return self.last_capturer, left

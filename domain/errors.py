@@ -1,0 +1,41 @@
+"""What the domain refuses, each failure its own type so adapters can map it."""
+
+from __future__ import annotations
+
+
+class ScopaError(Exception):
+    """Base of every rule the engine refuses to break."""
+
+
+class CardNotationError(ScopaError, ValueError):
+    def __init__(self, text: object) -> None:
+        super().__init__(f"{text!r} is not a card: rank A234567JQK then suit CDHS, e.g. 7D")
+        self.text = text
+
+
+class InvalidSetup(ScopaError):
+    """A match that cannot exist: each entry is (field path, reason)."""
+
+    def __init__(self, problems: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{name}: {reason}" for name, reason in problems))
+        self.problems = problems
+
+
+class MatchNotActive(ScopaError):
+    pass
+
+
+class NotYourTurn(ScopaError):
+    pass
+
+
+class IllegalMove(ScopaError):
+    pass
+
+
+class SeatNotOpen(ScopaError):
+    pass
+
+
+class NoSuchSeat(ScopaError):
+    pass

@@ -1,0 +1,109 @@
+"""What the match service needs from the outside world, as Protocols.
+
+The service (``domain/service.py``) speaks only to these; ``infra/`` implements them on
+SQLAlchemy (Postgres or SQLite) and ``tests/fakes.py`` in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import msgspec
+
+from domain.events import StoredEvent
+from domain.match import MatchState
+
+
+class VersionConflict(Exception):
+    """Another change to the match was stored first; reload and decide again."""
+
+
+class IdempotencyConflict(Exception):
+    """The key is held by a request that is still running."""
+
+
+class StoredAnswer(msgspec.Struct, frozen=True):
+    """The first successful answer to an idempotent request, replayed on a retry."""
+
+    fingerprint: str  # of the request body, canonical JSON, so equal JSON means equal
+    status: int
+    body: bytes  # the response body as sent
+    location: str | None = None
+
+
+class Idempotency(msgspec.Struct, frozen=True):
+    """An idempotent request in flight: ``scope`` is the caller (a token hash, "create",
+    or "join:<match>:<seat>"), ``key`` the client's Idempotency-Key."""
+
+    scope: str
+    key: str
+    fingerprint: str
+
+
+class MatchRecord(msgspec.Struct, frozen=True):
+    id: str
+    state: MatchState
+    initial: MatchState  # as created: the log replays from here
+    created_at: float  # unix seconds
+
+
+class MatchStore(Protocol):
+    async def create(
+        self,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        """Store a new match, its first events, its seat token hashes and, atomically with
+        them, the idempotent answer to keep."""
+
+    async def get(self, match_id: str) -> MatchRecord | None: ...
+
+    async def save(
+        self,
+        match_id: str,
+        expected_version: int,
+        state: MatchState,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str] | None = None,
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        """Replace the state if it is still at ``expected_version``, append the events and add
+        token hashes (a join), all in one transaction; else raise VersionConflict."""
+
+    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
+        """The seat a token hash holds in this match, or None."""
+
+    async def token_known(self, token_hash: str) -> bool:
+        """Whether the hash belongs to any seat of any match (a token of another match)."""
+
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        """Events with seq > after, oldest first, at most ``limit``."""
+
+    async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        """Matches with an open seat, oldest first (by created_at, then id), after a cursor."""
+
+    async def ai_turns(self) -> list[str]:
+        """Ids of active matches whose seat to play is an AI seat."""
+
+    async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
+        """Claim the key: None when claimed now; the stored answer when the key already has
+        one (even for another fingerprint: the caller compares); IdempotencyConflict when
+        a request holding it is still running."""
+
+    async def release_idempotent(self, request: Idempotency) -> None:
+        """Drop a claim whose request failed: failed answers are not stored."""
+
+    async def ping(self) -> None:
+        """Raise if the database does not answer."""
+
+
+class EventBus(Protocol):
+    """Wakes waiters when a match has new events, across processes."""
+
+    async def publish(self, match_id: str, seq: int) -> None: ...
+
+    async def wait(self, match_id: str, after: int, seconds: float) -> bool:
+        """Until an event past ``after`` is announced, or ``seconds`` pass; True if woken."""

@@ -1,0 +1,80 @@
+"""A small Scopa bot that plays over HTTP, for bot authors to start from.
+
+    python examples/bot.py --url http://127.0.0.1:8000     # create, leave seat 1 open, play
+    python examples/bot.py --url ... --match ID --seat 1   # join an open seat and play
+    python examples/bot.py --url ... --match ID --token T  # play a seat you hold
+
+It waits for its turn with the long-poll events route, then plays the legal move that
+takes the most cards (a sweep first), as the server lists them in ``legal_moves``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+import httpx
+
+
+def pick(moves: list[dict[str, Any]]) -> dict[str, Any]:
+    """A sweep if there is one, else the move that takes the most cards."""
+    return max(moves, key=lambda m: (m["sweep"], len(m["capture"]), "7D" in m["capture"]))
+
+
+async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dict[str, Any]:
+    """Play one seat until the match is finished; returns the final view."""
+    auth = {"Authorization": f"Bearer {token}"}
+    after = 0
+    while True:
+        view = (await client.get(f"/v1/matches/{match_id}", headers=auth)).raise_for_status().json()
+        if view["status"] == "finished":
+            return view
+        if view["turn"] == view["you"] and view["legal_moves"]:
+            move = pick(view["legal_moves"])
+            answer = await client.post(
+                f"/v1/matches/{match_id}/moves",
+                headers={**auth, "If-Match": f'"{view["version"]}"'},
+                json={"card": move["card"], "capture": move["capture"]},
+            )
+            if answer.status_code in (409, 412):  # somebody moved first: look again
+                continue
+            answer.raise_for_status()
+            continue
+        events = await client.get(
+            f"/v1/matches/{match_id}/events",
+            params={"after": after, "wait": 10},
+            headers=auth,
+        )
+        after = events.raise_for_status().json()["last_seq"]
+
+
+async def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--match", help="a match id to join or play")
+    parser.add_argument("--seat", type=int, help="the open seat to join")
+    parser.add_argument("--token", help="a seat token you already hold")
+    args = parser.parse_args(argv)
+    async with httpx.AsyncClient(base_url=args.url, timeout=30) as client:
+        if args.match is None:
+            created = await client.post(
+                "/v1/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}]}
+            )
+            body = created.raise_for_status().json()
+            match_id, token = body["match"]["id"], body["tokens"][0]["token"]
+            print(f"created {match_id}: join seat 1 to play against me", file=sys.stderr)
+        elif args.token is None:
+            joined = await client.post(f"/v1/matches/{args.match}/seats/{args.seat}/join")
+            match_id, token = args.match, joined.raise_for_status().json()["token"]
+        else:
+            match_id, token = args.match, args.token
+        final = await play_seat(client, match_id, token)
+    print(json.dumps({"match": match_id, "scores": final["scores"], "winner": final["winner"]}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[1:])))

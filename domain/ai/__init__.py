@@ -1,0 +1,58 @@
+"""The AI opponents: ``decide`` picks a seat's move at one of four levels.
+
+``decide`` is the one door in: it reduces the match to what the seat may know
+(``Knowledge``) and hands only that to the level's strategy, so no strategy can see
+another hand or the order of the stock.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.ai import easy, hard, medium
+from domain.ai.knowledge import Candidate, Knowledge, knowledge_of
+from domain.errors import MatchNotActive, NotYourTurn, ScopaError
+from domain.match import MatchState
+from domain.rng import SplitMix64
+
+LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+
+
+class Decision(msgspec.Struct, frozen=True):
+    card: int
+    capture: tuple[int, ...]  # table cards taken, () if none
+    reason: str
+
+
+class UnknownLevel(ScopaError, ValueError):
+    """No AI level of that name."""
+
+
+def decide(
+    state: MatchState,
+    seat: int,
+    level: str,
+    seed: int,
+    budget_ms: float | None = None,
+) -> Decision:
+    """The move ``level`` plays for ``seat`` (whose turn it must be)."""
+    if level not in LEVELS:
+        raise UnknownLevel(f"unknown AI level {level!r}: one of {', '.join(LEVELS)}")
+    if state.status != "active":
+        raise MatchNotActive(f"the match is {state.status}")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    k = knowledge_of(state, seat)
+    move, reason = _choose(k, level, seed)
+    return Decision(card=move.card, capture=move.capture, reason=reason)
+
+
+def _choose(k: Knowledge, level: str, seed: int) -> tuple[Candidate, str]:
+    if level == "easy":
+        return easy.choose(k, SplitMix64(seed))
+    if level == "medium":
+        return medium.choose(k)
+    return hard.choose(k)
+
+
+__all__ = ["LEVELS", "Decision", "Knowledge", "UnknownLevel", "decide", "knowledge_of"]

@@ -7,9 +7,12 @@ another hand or the order of the stock.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 import msgspec
 
-from domain.ai import easy, hard, medium
+from domain.ai import easy, expert, hard, medium
 from domain.ai.knowledge import Candidate, Knowledge, knowledge_of
 from domain.errors import MatchNotActive, NotYourTurn, ScopaError
 from domain.match import MatchState
@@ -34,8 +37,17 @@ def decide(
     level: str,
     seed: int,
     budget_ms: float | None = None,
+    *,
+    samples: int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Decision:
-    """The move ``level`` plays for ``seat`` (whose turn it must be)."""
+    """The move ``level`` plays for ``seat`` (whose turn it must be).
+
+    Only the expert uses the budget. With ``budget_ms`` None it reads no clock: it plays
+    ``samples`` sampled deals (by default as many as take about 100 ms on one core), so
+    the same arguments give the same move. With ``budget_ms`` it samples until the clock
+    says the time is up (at most ``samples``, else 600), so the move may vary with load.
+    """
     if level not in LEVELS:
         raise UnknownLevel(f"unknown AI level {level!r}: one of {', '.join(LEVELS)}")
     if state.status != "active":
@@ -43,16 +55,28 @@ def decide(
     if seat != state.turn:
         raise NotYourTurn(f"it is seat {state.turn}'s turn")
     k = knowledge_of(state, seat)
-    move, reason = _choose(k, level, seed)
+    move, reason = _choose(k, level, SplitMix64(seed), budget_ms, samples, clock)
     return Decision(card=move.card, capture=move.capture, reason=reason)
 
 
-def _choose(k: Knowledge, level: str, seed: int) -> tuple[Candidate, str]:
+def _choose(
+    k: Knowledge,
+    level: str,
+    rng: SplitMix64,
+    budget_ms: float | None,
+    samples: int | None,
+    clock: Callable[[], float],
+) -> tuple[Candidate, str]:
     if level == "easy":
-        return easy.choose(k, SplitMix64(seed))
+        return easy.choose(k, rng)
     if level == "medium":
         return medium.choose(k)
-    return hard.choose(k)
+    if level == "hard":
+        return hard.choose(k)
+    if budget_ms is None:
+        return expert.choose(k, rng, samples)
+    deadline = clock() + budget_ms / 1000.0
+    return expert.choose(k, rng, samples, lambda: clock() >= deadline)
 
 
 __all__ = ["LEVELS", "Decision", "Knowledge", "UnknownLevel", "decide", "knowledge_of"]

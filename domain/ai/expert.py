@@ -1,0 +1,98 @@
+"""Expert: determinized Monte Carlo over the cards this seat has not seen.
+
+Each sample deals the unseen cards at random into a world consistent with what the seat
+knows (every other hand gets its known count, the rest is the stock), then plays the deal
+out once after each candidate move with the fast playout policy. Every candidate meets the
+same worlds (common random numbers), so the comparison between moves is far less noisy
+than their separate averages. The move with the best mean utility wins: the deal's point
+difference for the seat's team, plus the swing in the chance of winning the match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.ai.evaluate import card_weights
+from domain.ai.knowledge import Candidate, Knowledge, candidates
+from domain.ai.match_odds import match_odds
+from domain.ai.medium import capture_reason
+from domain.ai.playout import deal_points, play_out
+from domain.deal import Deal
+from domain.rng import SplitMix64
+
+MAX_SAMPLES = 600
+MIN_SAMPLES = 8
+# Without a clock, samples are sized by work: candidate moves x plays left x samples.
+# This many simulated plays take about 100 ms on one core of the reference machine.
+DEFAULT_WORK = 6000
+# How many deal points winning the match outright is worth against playing on.
+MATCH_WEIGHT = 8.0
+
+
+def sample_count(k: Knowledge, moves: int) -> int:
+    plays_left = k.deck_count + sum(k.hand_counts)
+    return max(MIN_SAMPLES, min(MAX_SAMPLES, DEFAULT_WORK // max(1, moves * plays_left)))
+
+
+def _world(k: Knowledge, unseen: list[int], rng: SplitMix64) -> Deal:
+    cards = unseen[:]
+    rng.shuffle(cards)
+    hands: list[list[int]] = []
+    at = 0
+    for seat, count in enumerate(k.hand_counts):
+        if seat == k.seat:
+            hands.append(list(k.hand))
+        else:
+            hands.append(cards[at : at + count])
+            at += count
+    return Deal(
+        k.rules,
+        k.players,
+        k.dealer,
+        k.seat,
+        hands,
+        list(k.table),
+        cards[at:],
+        [list(p) for p in k.piles],
+        list(k.sweeps),
+        k.last_capturer,
+    )
+
+
+def choose(
+    k: Knowledge,
+    rng: SplitMix64,
+    samples: int | None = None,
+    out_of_time: Callable[[], bool] | None = None,
+) -> tuple[Candidate, str]:
+    """The best move over sampled worlds; ``out_of_time`` may stop the sampling early."""
+    moves = candidates(k)
+    if len(moves) == 1:
+        return moves[0], "its only move"
+    limit = samples if samples is not None else sample_count(k, len(moves))
+    if out_of_time is not None and samples is None:
+        limit = MAX_SAMPLES
+    weights = card_weights(k.rules, k.piles, k.team)
+    table = k.table
+    root = [(m.card, tuple(sorted(table.index(c) for c in m.capture))) for m in moves]
+    unseen = list(k.unseen)
+    team = k.team
+    odds = match_odds(k.rules, k.scores, team)
+    totals = [0.0] * len(moves)
+    done = 0
+    while done < limit:
+        if out_of_time is not None and done >= MIN_SAMPLES and out_of_time():
+            break
+        world = _world(k, unseen, rng)
+        for i, (card, where) in enumerate(root):
+            deal = world.clone()
+            deal.play(card, where)
+            play_out(deal, weights)
+            points = deal_points(k.rules, deal.piles, deal.sweeps)
+            mine, theirs = points[team], points[1 - team]
+            totals[i] += mine - theirs + MATCH_WEIGHT * odds(mine, theirs)
+        done += 1
+    best = max(range(len(moves)), key=lambda i: totals[i])
+    move = moves[best]
+    what = capture_reason(move, k.rules.king_of_diamonds) if move.capture else "lays a card"
+    return move, f"{what}: best of {len(moves)} moves over {done} sampled deals"

@@ -5,12 +5,15 @@ is computed once per multiset and cached. The multiset is one int, ``key``: thre
 count per value (``WEIGHT[v]``), kept up to date as cards come and go. ``take_options(key,
 fifteen)[v]`` lists, for a played card of value ``v``, each capture as a sorted tuple of
 the values taken; ``positions`` turns one into the table positions it can mean (two 2s on
-the table make two different moves).
+the table make two different moves). ``table_options`` also carries how many moves each
+played value has, so a playout can draw a move without listing them all.
 """
 
 from __future__ import annotations
 
 from itertools import combinations, product
+from math import comb
+from typing import NamedTuple
 
 Positions = tuple[int, ...]
 Take = tuple[int, ...]  # the values taken, ascending
@@ -18,7 +21,14 @@ ByValue = tuple[tuple[Take, ...], ...]  # indexed by played value 0..10 (0 unuse
 
 WEIGHT: tuple[int, ...] = (0, *(1 << (3 * (v - 1)) for v in range(1, 11)))
 
-_CACHE: tuple[dict[int, ByValue], dict[int, ByValue]] = ({}, {})
+
+class TableOptions(NamedTuple):
+    takes: ByValue
+    # Per played value: how many moves it has (position choices, or 1 when it stays).
+    moves: tuple[int, ...]
+
+
+_CACHE: tuple[dict[int, TableOptions], dict[int, TableOptions]] = ({}, {})
 
 
 def table_key(values: list[int] | tuple[int, ...]) -> int:
@@ -50,8 +60,7 @@ def _multisets(counts: list[int], limit: int) -> dict[int, list[Take]]:
     return found
 
 
-def _compute(key: int, fifteen: bool) -> ByValue:
-    counts = _counts(key)
+def _takes(counts: list[int], fifteen: bool) -> ByValue:
     if fifteen:
         groups = _multisets(counts, 14)
         return ((), *(tuple(groups.get(15 - v, ())) for v in range(1, 11)))
@@ -65,12 +74,31 @@ def _compute(key: int, fifteen: bool) -> ByValue:
     return tuple(out)
 
 
-def take_options(key: int, fifteen: bool) -> ByValue:
+def _choices(counts: list[int], take: Take) -> int:
+    """How many sets of table cards have exactly the values of ``take``."""
+    n = 1
+    for v in set(take):
+        n *= comb(counts[v], take.count(v))
+    return n
+
+
+def _compute(key: int, fifteen: bool) -> TableOptions:
+    counts = _counts(key)
+    takes = _takes(counts, fifteen)
+    moves = tuple(max(1, sum(_choices(counts, t) for t in by_value)) for by_value in takes)
+    return TableOptions(takes, moves)
+
+
+def table_options(key: int, fifteen: bool) -> TableOptions:
     cache = _CACHE[fifteen]
     found = cache.get(key)
     if found is None:
         found = cache[key] = _compute(key, fifteen)
     return found
+
+
+def take_options(key: int, fifteen: bool) -> ByValue:
+    return table_options(key, fifteen).takes
 
 
 def positions(values: list[int], take: Take) -> list[Positions]:

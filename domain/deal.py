@@ -6,7 +6,7 @@ live in ``match.py``. Cards are ints, hands and the table keep their order.
 
 from __future__ import annotations
 
-from domain.captures import WEIGHT, Positions, positions, table_key, take_options
+from domain.captures import WEIGHT, Positions, Take, positions, table_key, table_options
 from domain.cards import VALUE
 from domain.rules import Rules
 
@@ -72,10 +72,10 @@ class Deal:
     @classmethod
     def open(cls, rules: Rules, players: int, dealer: int, deck: list[int]) -> Deal:
         """Deal ``deck`` (top first) as RULES.md says: hands one card at a time, then 4 up."""
-        hands: list[list[int]] = [[] for _ in range(players)]
         n = players * rules.hand_size
-        for card, seat in zip(deck[:n], deal_order(dealer, players, rules.hand_size), strict=True):
-            hands[seat].append(card)
+        # One card at a time from the seat after the dealer: seat s gets every players-th card.
+        first = dealer + 1
+        hands = [deck[(seat - first) % players : n : players] for seat in range(players)]
         teams = 2
         return cls(
             rules,
@@ -115,23 +115,34 @@ class Deal:
     def options(self, card: int) -> list[Positions]:
         """The captures ``card`` may make now, as table positions; empty if none."""
         v = VALUE[card]
+        takes, moves = table_options(self.key, self.fifteen)
+        return self._options(v, takes[v], moves[v])
+
+    def _options(self, v: int, takes: tuple[Take, ...], moves: int) -> list[Positions]:
         values = self.values
         if v == 1 and self.ace_mode and values and 1 not in values:
             return [tuple(range(len(values)))]
-        takes = take_options(self.key, self.fifteen)[v]
-        if len(takes) == 1:
-            return positions(values, takes[0])
+        if not takes:
+            return []
+        if moves == 1:
+            # One choice means every table card of the values taken goes: no positions walk.
+            take = takes[0]
+            if len(take) == 1:
+                return [(values.index(take[0]),)]
+            return [tuple([i for i, x in enumerate(values) if x in take])]
         return [p for take in takes for p in positions(values, take)]
 
     def legal_moves(self) -> list[Move]:
-        moves: list[Move] = []
+        takes, moves = table_options(self.key, self.fifteen)
+        found: list[Move] = []
         for card in self.hands[self.turn]:
-            options = self.options(card)
+            v = VALUE[card]
+            options = self._options(v, takes[v], moves[v])
             if options:
-                moves.extend((card, p) for p in options)
+                found.extend([(card, p) for p in options])
             else:
-                moves.append((card, ()))
-        return moves
+                found.append((card, ()))
+        return found
 
     def is_last_play(self) -> bool:
         return (
@@ -191,10 +202,11 @@ class Deal:
 
     def deal_packet(self) -> None:
         stock = self.stock
-        n = self.players * self.hand_size
-        order = deal_order(self.dealer, self.players, self.hand_size)
-        for card, seat in zip(stock[:n], order, strict=True):
-            self.hands[seat].append(card)
+        players = self.players
+        n = players * self.hand_size
+        first = self.dealer + 1
+        for seat, hand in enumerate(self.hands):
+            hand.extend(stock[(seat - first) % players : n : players])
         del stock[:n]
 
     def is_over(self) -> bool:

@@ -30,16 +30,33 @@ class SplitMix64:
 
     def below(self, n: int) -> int:
         """A uniform integer in [0, n), for 0 < n < 2**64."""
-        m = self.next64() * n
-        low = m & _MASK
-        if low < n:
+        # next64 inlined: this and shuffle are the hot paths of every simulation.
+        self.state = z = (self.state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+        m = (z ^ (z >> 31)) * n
+        if m & 0xFFFFFFFFFFFFFFFF < n:
+            # Lemire's rejection: only low words below 2**64 mod n are biased.
             threshold = (1 << 64) % n
-            while low < threshold:
+            while m & 0xFFFFFFFFFFFFFFFF < threshold:
                 m = self.next64() * n
-                low = m & _MASK
         return m >> 64
 
     def shuffle(self, items: list[int]) -> None:
+        """Durstenfeld's Fisher-Yates, with ``below`` inlined and the state kept local."""
+        s = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            s = (s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+            m = (z ^ (z >> 31)) * n
+            if m & 0xFFFFFFFFFFFFFFFF < n:
+                self.state = s
+                threshold = (1 << 64) % n
+                while m & 0xFFFFFFFFFFFFFFFF < threshold:
+                    m = self.next64() * n
+                s = self.state
+            j = m >> 64
             items[i], items[j] = items[j], items[i]
+        self.state = s

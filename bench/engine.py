@@ -1,0 +1,149 @@
+"""How fast the engine plays: random 2-player deals per second, and legal-move generation.
+
+    python -m bench.engine [--seconds S] [--seed N]
+
+One process, one core. A deal is counted whole: shuffle (SplitMix64), deal, play every
+move to the end with a uniformly random choice among the legal moves (drawn from the same
+SplitMix64), leftovers, score. Two figures, since they serve different callers:
+
+- ``deals_per_s``: the fast path for simulations, ``domain.playout.play_out`` and
+  ``domain.scoring.deal_points``;
+- ``public_deals_per_s``: the plain loop over ``Deal.legal_moves()`` and ``Deal.play()``,
+  scored by ``score_deal``, as the match flow uses them.
+
+``legal_moves_us`` is one ``Deal.legal_moves()`` call on positions met in random play;
+``match_legal_moves_us`` is the same through ``domain.match.legal_moves`` on a stored
+``MatchState`` (which rebuilds the deal and adds the sweep flags). Each figure is the best
+of three rounds, as timeit does, so other load on the machine shows less. The last line
+is one JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from collections.abc import Callable
+
+from domain.cards import DECK
+from domain.deal import Deal
+from domain.match import MatchState, Seat, legal_moves, new_match, play
+from domain.playout import play_out
+from domain.rng import SplitMix64
+from domain.rules import make_rules
+from domain.scoring import deal_points, score_deal
+
+RULES = make_rules()
+ROUNDS = 3
+
+
+def fast_deals(rng: SplitMix64, count: int) -> None:
+    below = rng.below
+    for i in range(count):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        deal = Deal.open(RULES, 2, i & 1, deck)
+        play_out(deal, below)
+        deal.take_leftovers()
+        deal_points(RULES, deal.piles, deal.sweeps)
+
+
+def public_deals(rng: SplitMix64, count: int) -> None:
+    for i in range(count):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        deal = Deal.open(RULES, 2, i & 1, deck)
+        while not deal.is_over():
+            moves = deal.legal_moves()
+            deal.play(*moves[rng.below(len(moves))])
+        deal.take_leftovers()
+        score_deal(RULES, 1, deal.piles, deal.sweeps, (0, 0))
+
+
+def per_second(run: Callable[[SplitMix64, int], None], seed: int, seconds: float) -> float:
+    """Deals per second, best of ``ROUNDS`` rounds of about ``seconds`` each."""
+    run(SplitMix64(seed), 200)  # warm the capture cache
+    probe = time.perf_counter()
+    run(SplitMix64(seed), 200)
+    count = max(200, int(200 * seconds / (time.perf_counter() - probe)))
+    best = 0.0
+    for r in range(ROUNDS):
+        start = time.perf_counter()
+        run(SplitMix64(seed + r), count)
+        best = max(best, count / (time.perf_counter() - start))
+    return best
+
+
+def positions(seed: int, deals: int) -> list[Deal]:
+    """Every position of ``deals`` random deals, as independent copies."""
+    rng = SplitMix64(seed)
+    found = []
+    for i in range(deals):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        deal = Deal.open(RULES, 2, i & 1, deck)
+        while not deal.is_over():
+            found.append(deal.clone())
+            moves = deal.legal_moves()
+            deal.play(*moves[rng.below(len(moves))])
+    return found
+
+
+def match_states(seed: int, matches: int) -> list[MatchState]:
+    rng = SplitMix64(seed)
+    found = []
+    for m in range(matches):
+        state, _ = new_match(RULES, (Seat("human"), Seat("human")), seed + m)
+        while state.status == "active":
+            found.append(state)
+            moves = legal_moves(state)
+            move = moves[rng.below(len(moves))]
+            state, _ = play(state, state.turn or 0, move.card, move.capture)
+    return found
+
+
+def microseconds(call: Callable[[], object], calls: int) -> float:
+    best = float("inf")
+    for _ in range(ROUNDS):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        best = min(best, (time.perf_counter() - start) / calls * 1e6)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of one round")
+    parser.add_argument("--seed", type=int, default=20240601)
+    args = parser.parse_args()
+
+    fast = per_second(fast_deals, args.seed, args.seconds)
+    print(f"fast playout (play_out + deal_points): {fast:,.0f} deals/s")
+    public = per_second(public_deals, args.seed, args.seconds)
+    print(f"public Deal API (legal_moves + play + score_deal): {public:,.0f} deals/s")
+
+    deals = positions(args.seed, 300)
+    calls = [deal.legal_moves for deal in deals]
+    moves_us = microseconds(lambda: [c() for c in calls], 20) / len(calls)
+    print(f"Deal.legal_moves(): {moves_us:.2f} us per position ({len(calls)} positions)")
+    states = match_states(args.seed, 3)
+    match_us = microseconds(lambda: [legal_moves(s) for s in states], 5) / len(states)
+    print(f"match.legal_moves(state): {match_us:.2f} us per position ({len(states)} positions)")
+
+    print(
+        json.dumps(
+            {
+                "deals_per_s": round(fast),
+                "public_deals_per_s": round(public),
+                "legal_moves_us": round(moves_us, 3),
+                "match_legal_moves_us": round(match_us, 3),
+                "python": platform.python_version(),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Playing a deal to its end fast, for the AI's simulations and the benchmarks.
+
+``play_out`` makes the same moves as the plain loop over the public ``Deal`` API::
+
+    while not deal.is_over():
+        moves = deal.legal_moves()
+        deal.play(*moves[pick(len(moves)) if len(moves) > 1 else 0])
+
+but it never lists the moves: the cached per-table move counts (``table_options``) tell it
+which card the index ``pick`` returns falls on, and only that card's captures are spelled
+out as table positions. The deal ends in exactly the state the loop leaves it in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.captures import WEIGHT, positions, table_options
+from domain.cards import VALUE
+from domain.deal import Deal
+
+Pick = Callable[[int], int]  # given n >= 2 moves, the index of the one to play, 0..n-1
+
+
+def play_out(deal: Deal, pick: Pick) -> None:
+    """Play ``deal`` to its end, each move ``deal.legal_moves()[pick(n)]``; leftovers stay.
+
+    ``pick`` is asked only when there is a choice (n >= 2). Call ``take_leftovers`` after.
+    """
+    fifteen = deal.fifteen
+    aces_take_all = deal.ace_mode != 0
+    ace_never_sweeps = deal.ace_mode == 2
+    players = deal.players
+    team_of_seat = [seat % 2 if players == 4 else seat for seat in range(players)]
+    packet = players * deal.hand_size
+    first = deal.dealer + 1
+    hands = deal.hands
+    table = deal.table
+    values = deal.values
+    stock = deal.stock
+    piles = deal.piles
+    sweeps = deal.sweeps
+    last_capturer = deal.last_capturer
+    key = deal.key
+    turn = deal.turn
+    left = len(stock) + sum(map(len, hands))
+    value = VALUE
+    weight = WEIGHT
+    while left:
+        hand = hands[turn]
+        takes, moves = table_options(key, fifteen)
+        if len(hand) == 1:
+            card = hand[0]
+            v = value[card]
+            i = pick(moves[v]) if moves[v] > 1 else 0
+        else:
+            n = 0
+            for card in hand:
+                n += moves[value[card]]
+            i = pick(n)
+            for card in hand:
+                m = moves[value[card]]
+                if i < m:
+                    break
+                i -= m
+            v = value[card]
+        hand.remove(card)
+        by_value = takes[v]
+        # The ace rule reads "a table with no ace" off the key: aces count in its low 3 bits.
+        if v == 1 and aces_take_all and key and not key & 7:
+            where: tuple[int, ...] = tuple(range(len(values)))
+        elif not by_value:
+            table.append(card)
+            values.append(v)
+            key += weight[v]
+            where = ()
+        elif moves[v] == 1:
+            # One choice: every table card of the values taken goes, so no positions walk.
+            take = by_value[0]
+            if len(take) == 1:
+                where = (values.index(take[0]),)
+            else:
+                where = tuple([j for j, x in enumerate(values) if x in take])
+        else:
+            where = [p for take in by_value for p in positions(values, take)][i]
+        if where:
+            team = team_of_seat[turn]
+            pile = piles[team]
+            if len(where) == len(values):
+                if left > 1 and not (ace_never_sweeps and v == 1):
+                    sweeps[team] += 1
+                pile.extend(table)
+                table.clear()
+                values.clear()
+                key = 0
+            else:
+                pile.extend([table[j] for j in where])
+                for j in reversed(where):
+                    del table[j]
+                    key -= weight[values.pop(j)]
+            pile.append(card)
+            last_capturer = team
+        left -= 1
+        turn += 1
+        if turn == players:
+            turn = 0
+        if not hands[turn] and stock:
+            for seat in range(players):
+                hands[seat].extend(stock[(seat - first) % players : packet : players])
+            del stock[:packet]
+    deal.key = key
+    deal.turn = turn
+    deal.last_capturer = last_capturer

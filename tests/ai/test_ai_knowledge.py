@@ -1,0 +1,118 @@
+"""The AI sees only what its seat may know."""
+
+from __future__ import annotations
+
+import inspect
+
+import msgspec
+import pytest
+
+from domain.ai import LEVELS, decide, easy, expert, hard, medium
+from domain.ai.knowledge import Knowledge, candidates, knowledge_of
+from domain.cards import DECK
+from domain.match import MatchState, legal_moves
+from domain.rng import SplitMix64
+from tests.ai.positions import VARIANTS, random_positions, rules_for
+
+
+def _reshuffle_hidden(state: MatchState, seat: int, seed: int) -> MatchState:
+    """The same state for ``seat``: the other hands and the stock dealt anew from the
+    cards it cannot see, each hand keeping its size."""
+    hidden = [c for s, h in enumerate(state.hands) if s != seat for c in h] + list(state.stock)
+    SplitMix64(seed).shuffle(hidden)
+    hands = []
+    at = 0
+    for s, h in enumerate(state.hands):
+        if s == seat:
+            hands.append(h)
+        else:
+            hands.append(tuple(hidden[at : at + len(h)]))
+            at += len(h)
+    return msgspec.structs.replace(state, hands=tuple(hands), stock=tuple(hidden[at:]))
+
+
+def test_knowledge_has_no_field_for_hidden_cards() -> None:
+    fields = {f.name for f in msgspec.structs.fields(Knowledge)}
+    assert fields == {
+        "rules",
+        "players",
+        "seat",
+        "dealer",
+        "turn",
+        "hand",
+        "table",
+        "piles",
+        "hand_counts",
+        "deck_count",
+        "sweeps",
+        "last_capturer",
+        "scores",
+    }
+
+
+@pytest.mark.parametrize("choose", [easy.choose, medium.choose, hard.choose, expert.choose])
+def test_strategies_take_knowledge_only(choose: object) -> None:
+    assert callable(choose)
+    params = inspect.signature(choose).parameters
+    kinds = [p.annotation for p in params.values()]
+    assert kinds[0] == "Knowledge"
+    assert not any("MatchState" in str(a) or "Deal" in str(a) for a in kinds)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_knowledge_holds_only_visible_cards(players: int) -> None:
+    for state in random_positions(rules_for("classic", players), players, seed=3, count=80):
+        seat = state.turn
+        assert seat is not None
+        k = knowledge_of(state, seat)
+        hidden = {c for s, h in enumerate(state.hands) if s != seat for c in h}
+        hidden |= set(state.stock)
+        visible = set(k.hand) | set(k.table) | {c for p in k.piles for c in p}
+        assert not visible & hidden
+        assert set(k.unseen) == hidden
+        assert len(visible) + len(k.unseen) == len(DECK)
+        assert k.hand_counts == tuple(len(h) for h in state.hands)
+        assert k.deck_count == len(state.stock)
+
+
+def test_candidates_are_the_legal_moves() -> None:
+    for variant in VARIANTS:
+        rules = rules_for(variant)
+        for state in random_positions(rules, 2, seed=5, count=80):
+            assert state.turn is not None
+            mine = candidates(knowledge_of(state, state.turn))
+            assert [(m.card, m.capture, m.sweep) for m in mine] == [
+                (m.card, m.capture, m.sweep) for m in legal_moves(state)
+            ]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("level", LEVELS)
+def test_hidden_cards_do_not_change_the_decision(level: str, players: int) -> None:
+    rules = rules_for("classic", players)
+    for i, state in enumerate(random_positions(rules, players, seed=17, count=40)):
+        seat = state.turn
+        assert seat is not None
+        other = _reshuffle_hidden(state, seat, i)
+        assert other != state or not state.stock
+        assert knowledge_of(other, seat) == knowledge_of(state, seat)
+        first = decide(state, seat, level, i, samples=4)
+        assert decide(other, seat, level, i, samples=4) == first
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_same_seed_same_decision(level: str) -> None:
+    for i, state in enumerate(random_positions(rules_for("fifteen"), 2, seed=23, count=30)):
+        assert state.turn is not None
+        first = decide(state, state.turn, level, 1000 + i, samples=5)
+        assert decide(state, state.turn, level, 1000 + i, samples=5) == first
+
+
+def test_easy_plays_at_random_sometimes() -> None:
+    states = list(random_positions(rules_for("classic"), 2, seed=29, count=60))
+    reasons = set()
+    for i, state in enumerate(states):
+        assert state.turn is not None
+        reasons.add(decide(state, state.turn, "easy", i).reason)
+    assert "plays a card without thinking" in reasons
+    assert len(reasons) > 1

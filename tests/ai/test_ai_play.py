@@ -1,0 +1,91 @@
+"""What the levels do in positions with a clear right answer, and the parts they rest on."""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+
+import pytest
+
+from domain.ai import decide
+from domain.ai.hard import expected_best
+from domain.ai.match_odds import match_odds
+from domain.ai.playout import deal_points, play_out
+from domain.cards import NAME
+from domain.match import MatchState, current_deal
+from domain.rules import make_rules
+from domain.scoring import score_deal
+from tests.ai.positions import VARIANTS, position, random_positions, rules_for
+
+
+def _move(level: str, state: MatchState, samples: int = 40) -> tuple[str, list[str]]:
+    assert state.turn is not None
+    d = decide(state, state.turn, level, 1, samples=samples)
+    return NAME[d.card], sorted(NAME[c] for c in d.capture)
+
+
+@pytest.mark.parametrize("level", ["medium", "hard", "expert"])
+def test_takes_the_settebello(level: str) -> None:
+    state = position(["7C KS 2H", "AC 4C 5C"], "7D 3C 6H")
+    _, taken = _move(level, state)
+    assert "7D" in taken
+
+
+@pytest.mark.parametrize("level", ["medium", "hard", "expert"])
+def test_sweeps_when_it_can(level: str) -> None:
+    state = position(["7C KS 2H", "AC 4C 5C"], "3C 4H")
+    assert _move(level, state) == ("7C", ["3C", "4H"])
+
+
+@pytest.mark.parametrize("level", ["hard", "expert"])
+def test_avoids_leaving_a_sweep(level: str) -> None:
+    # The 2 leaves 6 + 2 = 8 for any jack; the king leaves 16, which nothing sweeps.
+    state = position(["2C KD", "AC 4C 5C"], "6H")
+    assert _move("medium", state) == ("2C", [])
+    assert _move(level, state, samples=60) == ("KD", [])
+    if level == "hard":
+        assert decide(state, 0, "hard", 1).reason == "avoids leaving a sweep"
+
+
+def test_hard_plays_for_its_team_in_four() -> None:
+    # Seat 0's partner is seat 2: leaving a sweep costs team 0, the rivals sit at 1 and 3.
+    state = position(["2C KD", "AC 4C 5C", "JS QS 3S", "AH 4H 5H"], "6H")
+    assert _move("hard", state) == ("KD", [])
+
+
+def test_expected_best_is_the_mean_of_the_best_held_card() -> None:
+    damages = [1.0, -0.5, 0.25, 0.0, 2.0, 0.5]
+    for held in range(1, 5):
+        hands = list(itertools.combinations(damages, held))
+        brute = statistics.fmean(max(h) for h in hands)
+        assert expected_best(list(damages), held) == pytest.approx(brute)
+    assert expected_best([1.0], 0) == 0.0
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_playout_points_match_the_scoring(variant: str) -> None:
+    rules = rules_for(variant)
+    weights = [0.1] * 40
+    for state in random_positions(rules, 2, seed=31, count=25):
+        deal = current_deal(state)
+        play_out(deal, weights)
+        assert not deal.table
+        assert sum(len(p) for p in deal.piles) in (40, 40 - len(deal.table))
+        score = score_deal(rules, 1, deal.piles, deal.sweeps, (0, 0))
+        assert deal_points(rules, deal.piles, deal.sweeps) == [t.total for t in score.teams]
+
+
+def test_match_odds_favour_the_leader_and_are_symmetric() -> None:
+    rules = make_rules()
+    even = match_odds(rules, (5, 5), 0)
+    assert even(0, 0) == pytest.approx(0.5)
+    assert even(2, 0) > even(1, 0) > even(0, 0) > even(0, 1)
+    for mine, theirs in [(0, 0), (1, 3), (4, 2), (6, 0)]:
+        a = match_odds(rules, (3, 7), 0)(mine, theirs)
+        b = match_odds(rules, (3, 7), 1)(theirs, mine)
+        assert a + b == pytest.approx(1.0)
+    near = match_odds(rules, (10, 9), 0)
+    assert near(1, 0) == 1.0  # 11 against 9
+    assert near(1, 1) == 1.0  # 11 against 10: the higher total wins
+    assert near(0, 2) == 0.0
+    assert near(1, 2) == 0.5  # 11 all: another deal, an even chance

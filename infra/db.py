@@ -1,0 +1,120 @@
+"""Engines for Postgres (asyncpg) and SQLite (aiosqlite), tuned so an outage is a quick
+error, and SQLite's single writer never turns into "database is locked"."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, nullcontext
+from typing import Any
+from weakref import WeakKeyDictionary
+
+import asyncpg
+from sqlalchemy import event, exc
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import Pool
+
+CONNECT_TIMEOUT = 3.0
+COMMAND_TIMEOUT = 5.0
+SQLITE_BUSY_MS = 5000
+
+# Set on write connections; the SQLite "begin" hook reads it to take the write lock up
+# front (BEGIN IMMEDIATE), so two transactions never both hold a read lock and then
+# both wait to upgrade it.
+_IMMEDIATE = "scopa_immediate"
+
+# One writer at a time per SQLite pool: waiting here costs nothing, while waiting in
+# SQLite's busy handler polls and holds a pooled connection.
+_write_locks: WeakKeyDictionary[Pool, asyncio.Lock] = WeakKeyDictionary()
+
+
+class DatabaseUnavailable(Exception):
+    """The database cannot be reached or did not answer in time (a 503, not a 500)."""
+
+
+def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncEngine:
+    """An engine for ``postgresql+asyncpg://...`` or ``sqlite+aiosqlite:///path``."""
+    backend = make_url(url).get_backend_name()
+    if backend == "postgresql":
+        return create_async_engine(
+            url,
+            pool_pre_ping=True,
+            pool_timeout=CONNECT_TIMEOUT + command_timeout,
+            connect_args={"timeout": CONNECT_TIMEOUT, "command_timeout": command_timeout},
+        )
+    if backend == "sqlite":
+        engine = create_async_engine(
+            url, pool_pre_ping=True, connect_args={"timeout": SQLITE_BUSY_MS / 1000}
+        )
+        event.listen(engine.sync_engine, "connect", _sqlite_connect)
+        event.listen(engine.sync_engine, "begin", _sqlite_begin)
+        return engine
+    raise ValueError(f"unsupported database {backend!r}: use postgresql+asyncpg or sqlite")
+
+
+def is_sqlite(engine: AsyncEngine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
+    # The driver's own transaction handling skips BEGIN before SELECTs and cannot say
+    # IMMEDIATE; the "begin" hook below takes over.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    for pragma in (
+        "journal_mode=WAL",
+        f"busy_timeout={SQLITE_BUSY_MS}",
+        "synchronous=NORMAL",
+        "foreign_keys=ON",
+    ):
+        cursor.execute(f"PRAGMA {pragma}")
+    cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    immediate = conn.get_execution_options().get(_IMMEDIATE, False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+@asynccontextmanager
+async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """One write transaction: committed on exit, rolled back on an exception."""
+    lock: Any = nullcontext()
+    if is_sqlite(engine):
+        lock = _write_locks.setdefault(engine.sync_engine.pool, asyncio.Lock())
+    async with lock, engine.connect() as conn:
+        if is_sqlite(engine):
+            await conn.execution_options(**{_IMMEDIATE: True})
+        async with conn.begin():
+            yield conn
+
+
+_UNAVAILABLE: tuple[type[BaseException], ...] = (
+    exc.OperationalError,  # refused, reset, timed out, "database is locked", no such file
+    exc.InterfaceError,  # the connection was closed under us
+    exc.TimeoutError,  # no pooled connection in time
+    OSError,  # ConnectionRefusedError and friends, raised raw while connecting
+    TimeoutError,  # asyncpg's connect and command timeouts
+    asyncpg.PostgresConnectionError,
+    asyncpg.OperatorInterventionError,  # shutting down, terminated, cannot connect now
+    asyncpg.InsufficientResourcesError,  # too many connections, disk full
+    asyncpg.InterfaceError,
+)
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """Whether ``error`` means the database is out of reach, rather than a bug or a rule."""
+    # SQLAlchemy wraps the driver's error, and its asyncpg adapter wraps it once more as
+    # a generic DBAPI error: the telling type may sit anywhere down the chain.
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, _UNAVAILABLE):
+            return True
+        if isinstance(current, exc.DBAPIError) and current.connection_invalidated:
+            return True
+        orig = getattr(current, "orig", None)
+        current = orig if isinstance(orig, BaseException) else current.__cause__
+    return False

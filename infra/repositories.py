@@ -1,0 +1,345 @@
+"""``MatchStore`` on SQLAlchemy Core, for Postgres and SQLite alike.
+
+Every change is one transaction: a save updates the match row only if it still has the
+expected version (so of two racing writers exactly one wins) and appends the events,
+token hashes and idempotent answer with it. Driver failures surface as
+``DatabaseUnavailable``.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import msgspec
+from sqlalchemy import Table, and_, delete, insert, or_, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from domain.events import StoredEvent
+from domain.match import MatchState
+from domain.ports import (
+    Idempotency,
+    IdempotencyConflict,
+    MatchRecord,
+    StoredAnswer,
+    VersionConflict,
+)
+from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
+from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
+
+MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+IDEMPOTENCY: Table = IdempotencyRow.__table__  # type: ignore[assignment]
+
+# A claim this old belongs to a request that crashed: its key may be claimed again.
+CLAIM_TTL = 60.0
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode_state = msgspec.msgpack.Decoder(MatchState).decode
+_decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reaching_database(
+    method: Callable[Concatenate[SqlMatchStore, P], Awaitable[R]],
+) -> Callable[Concatenate[SqlMatchStore, P], Awaitable[R]]:
+    @functools.wraps(method)
+    async def guarded(self: SqlMatchStore, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(self, *args, **kwargs)
+        except Exception as error:
+            if is_unavailable(error):
+                raise DatabaseUnavailable(str(error)) from error
+            raise
+
+    return guarded
+
+
+def _ai_turn(state: MatchState) -> bool:
+    return (
+        state.status == "active" and state.turn is not None and state.seats[state.turn].kind == "ai"
+    )
+
+
+def _state_columns(state: MatchState, now: float) -> dict[str, Any]:
+    return {
+        "version": state.version,
+        "status": state.status,
+        "state": _encode(state),
+        "updated_at": now,
+        "has_open_seat": any(seat.kind == "open" for seat in state.seats),
+        "ai_turn": _ai_turn(state),
+    }
+
+
+class SqlMatchStore:
+    """The match store; ``clock`` (unix seconds) is injectable for the claim timeout."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        claim_ttl: float = CLAIM_TTL,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._engine = engine
+        self._claim_ttl = claim_ttl
+        self._clock = clock
+
+    @_reaching_database
+    async def create(
+        self,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        now = self._clock()
+        async with write_transaction(self._engine) as conn:
+            try:
+                await conn.execute(
+                    insert(MATCHES).values(
+                        id=record.id,
+                        initial=_encode(record.initial),
+                        created_at=record.created_at,
+                        **_state_columns(record.state, now),
+                    )
+                )
+            except IntegrityError as error:
+                raise VersionConflict(f"match {record.id} already exists") from error
+            await _append(conn, record.id, events)
+            await _add_seats(conn, record.id, token_hashes)
+            if answer is not None:
+                await _keep_answer(conn, *answer, now)
+
+    @_reaching_database
+    async def get(self, match_id: str) -> MatchRecord | None:
+        query = select(MATCHES.c.state, MATCHES.c.initial, MATCHES.c.created_at).where(
+            MATCHES.c.id == match_id
+        )
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).one_or_none()
+        if row is None:
+            return None
+        return MatchRecord(
+            id=match_id,
+            state=_decode_state(row.state),
+            initial=_decode_state(row.initial),
+            created_at=row.created_at,
+        )
+
+    @_reaching_database
+    async def save(
+        self,
+        match_id: str,
+        expected_version: int,
+        state: MatchState,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str] | None = None,
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        now = self._clock()
+        async with write_transaction(self._engine) as conn:
+            # On Postgres the row lock makes racing writers queue here; each then
+            # re-reads the version, so only the first finds the one it expected.
+            updated = await conn.execute(
+                update(MATCHES)
+                .where(MATCHES.c.id == match_id, MATCHES.c.version == expected_version)
+                .values(**_state_columns(state, now))
+            )
+            if updated.rowcount != 1:
+                raise VersionConflict(f"match {match_id} is no longer at {expected_version}")
+            await _append(conn, match_id, events)
+            if token_hashes:
+                await _add_seats(conn, match_id, token_hashes)
+            if answer is not None:
+                await _keep_answer(conn, *answer, now)
+
+    @_reaching_database
+    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
+        query = select(SEATS.c.seat).where(
+            SEATS.c.match_id == match_id, SEATS.c.token_hash == token_hash
+        )
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).scalar_one_or_none()
+
+    @_reaching_database
+    async def token_known(self, token_hash: str) -> bool:
+        query = select(SEATS.c.seat).where(SEATS.c.token_hash == token_hash).limit(1)
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).first() is not None
+
+    @_reaching_database
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        query = (
+            select(EVENTS.c.payload)
+            .where(EVENTS.c.match_id == match_id, EVENTS.c.seq > after)
+            .order_by(EVENTS.c.seq)
+            .limit(limit)
+        )
+        async with self._engine.connect() as conn:
+            payloads = (await conn.execute(query)).scalars().all()
+        return [_decode_event(payload) for payload in payloads]
+
+    @_reaching_database
+    async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        query = (
+            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.initial, MATCHES.c.created_at)
+            .where(MATCHES.c.has_open_seat)
+            .order_by(MATCHES.c.created_at, MATCHES.c.id)
+            .limit(limit)
+        )
+        if after is not None:
+            created_at, match_id = after
+            query = query.where(
+                or_(
+                    MATCHES.c.created_at > created_at,
+                    and_(MATCHES.c.created_at == created_at, MATCHES.c.id > match_id),
+                )
+            )
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            MatchRecord(
+                id=row.id,
+                state=_decode_state(row.state),
+                initial=_decode_state(row.initial),
+                created_at=row.created_at,
+            )
+            for row in rows
+        ]
+
+    @_reaching_database
+    async def ai_turns(self) -> list[str]:
+        # Longest waiting first, so a backlog after a restart drains fairly.
+        query = select(MATCHES.c.id).where(MATCHES.c.ai_turn).order_by(MATCHES.c.updated_at)
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(query)).scalars().all())
+
+    @_reaching_database
+    async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
+        now = self._clock()
+        key = (IDEMPOTENCY.c.scope == request.scope, IDEMPOTENCY.c.key == request.key)
+        async with write_transaction(self._engine) as conn:
+            claim = _insert_if_absent(conn).values(
+                scope=request.scope,
+                key=request.key,
+                fingerprint=request.fingerprint,
+                status=None,
+                created_at=now,
+            )
+            if (await conn.execute(claim)).rowcount == 1:
+                return None
+            held = (await conn.execute(select(IDEMPOTENCY).where(*key))).one_or_none()
+            if held is None:
+                raise IdempotencyConflict(f"key {request.key!r} was just released")
+            if held.status is not None:
+                return StoredAnswer(
+                    fingerprint=held.fingerprint,
+                    status=held.status,
+                    body=held.body,
+                    location=held.location,
+                )
+            if now - held.created_at < self._claim_ttl:
+                raise IdempotencyConflict(f"key {request.key!r} is in use")
+            # Matching on the old claim's time lets only one of several retries take it.
+            retaken = await conn.execute(
+                update(IDEMPOTENCY)
+                .where(
+                    *key,
+                    IDEMPOTENCY.c.status.is_(None),
+                    IDEMPOTENCY.c.created_at == held.created_at,
+                )
+                .values(fingerprint=request.fingerprint, created_at=now)
+            )
+            if retaken.rowcount != 1:
+                raise IdempotencyConflict(f"key {request.key!r} is in use")
+            return None
+
+    @_reaching_database
+    async def release_idempotent(self, request: Idempotency) -> None:
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(
+                delete(IDEMPOTENCY).where(
+                    IDEMPOTENCY.c.scope == request.scope,
+                    IDEMPOTENCY.c.key == request.key,
+                    IDEMPOTENCY.c.fingerprint == request.fingerprint,
+                    IDEMPOTENCY.c.status.is_(None),
+                )
+            )
+
+    @_reaching_database
+    async def purge_idempotency(self, older_than: float) -> int:
+        """Forget keys claimed or answered before ``older_than`` (unix seconds); keep at
+        least 24 hours' worth. Returns how many were dropped."""
+        async with write_transaction(self._engine) as conn:
+            purged = await conn.execute(
+                delete(IDEMPOTENCY).where(IDEMPOTENCY.c.created_at < older_than)
+            )
+        return purged.rowcount
+
+    @_reaching_database
+    async def ping(self) -> None:
+        async with self._engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+
+async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:
+    if not events:
+        return
+    rows = [{"match_id": match_id, "seq": e.seq, "payload": _encode(e)} for e in events]
+    try:
+        await conn.execute(insert(EVENTS), rows)
+    except IntegrityError as error:
+        raise VersionConflict(f"match {match_id} already has one of these events") from error
+
+
+async def _add_seats(conn: AsyncConnection, match_id: str, hashes: Mapping[int, str]) -> None:
+    if hashes:
+        rows = [{"match_id": match_id, "seat": s, "token_hash": h} for s, h in hashes.items()]
+        await conn.execute(insert(SEATS), rows)
+
+
+async def _keep_answer(
+    conn: AsyncConnection, request: Idempotency, answer: StoredAnswer, now: float
+) -> None:
+    """Fill in the request's claim; the 24 hours of keeping run from now."""
+    columns = {
+        "fingerprint": answer.fingerprint,
+        "status": answer.status,
+        "body": answer.body,
+        "location": answer.location,
+        "created_at": now,
+    }
+    filled = await conn.execute(
+        update(IDEMPOTENCY)
+        .where(
+            IDEMPOTENCY.c.scope == request.scope,
+            IDEMPOTENCY.c.key == request.key,
+            IDEMPOTENCY.c.fingerprint == request.fingerprint,
+            IDEMPOTENCY.c.status.is_(None),
+        )
+        .values(**columns)
+    )
+    if filled.rowcount == 1:
+        return
+    # No claim of ours (released, purged or never taken): keep the answer unless another
+    # request holds the key, in which case this whole change must not happen.
+    try:
+        await conn.execute(
+            insert(IDEMPOTENCY).values(scope=request.scope, key=request.key, **columns)
+        )
+    except IntegrityError as error:
+        raise IdempotencyConflict(f"key {request.key!r} is held by another request") from error
+
+
+def _insert_if_absent(conn: AsyncConnection) -> Any:
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    return dialect.insert(IDEMPOTENCY).on_conflict_do_nothing()

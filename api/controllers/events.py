@@ -1,0 +1,85 @@
+"""Events: long-poll and Server-Sent Events, each viewer seeing what its seat may see."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, get
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds
+from api.openapi import problems
+from api.parsing import bearer, last_event_id
+from domain.service import MAX_WAIT, EventPage
+
+After = Annotated[int, QueryParameter(ge=0, description="Only events with a greater seq")]
+# EventSource retries after a dropped stream; 2 s keeps reconnects gentle and prompt.
+RETRY_MS = 2000
+
+
+class EventController(Controller):
+    path = "/v1/matches/{match_id:str}/events"
+    tags = ["events"]
+    security = SEAT_TOKEN
+
+    @get(
+        operation_id="listEvents",
+        summary="Events after a seq, holding up to wait seconds for one",
+        responses=problems(400, 401, 404, 503),
+    )
+    async def page(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        match_id: MatchId,
+        after: After = 0,
+        wait: Annotated[
+            float, QueryParameter(ge=0, le=MAX_WAIT, description="Seconds to hold for an event")
+        ] = 0,
+        token: QueryToken = None,
+    ) -> EventPage:
+        caller = await service.caller(match_id, bearer(request, query=True))
+        return await service.events(caller, after, wait)
+
+    @get(
+        "/stream",
+        operation_id="streamEvents",
+        summary="The same events as Server-Sent Events (id: seq, event: type, data: JSON)",
+        media_type="text/event-stream",
+        responses=problems(400, 401, 404, 503),
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        stream_seconds: StreamSeconds,
+        match_id: MatchId,
+        after: After = 0,
+        token: QueryToken = None,
+        last_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                description="Resume after this seq (wins over after)",
+                required=False,
+            ),
+        ] = None,
+    ) -> ServerSentEvent:
+        caller = await service.caller(match_id, bearer(request, query=True))
+        resume = last_event_id(last_id)
+        start = after if resume is None else resume
+
+        async def messages() -> AsyncIterator[ServerSentEventMessage]:
+            async for event in service.stream(caller, start, stream_seconds):
+                if event is None:
+                    yield ServerSentEventMessage(comment="still here", data=None)
+                else:
+                    data = msgspec.json.encode(event).decode()
+                    yield ServerSentEventMessage(
+                        data=data, event=str(type(event).__struct_config__.tag), id=event.seq
+                    )
+
+        return ServerSentEvent(messages(), retry_duration=RETRY_MS)

@@ -1,0 +1,56 @@
+"""Moves: a seat's play."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, post
+from litestar.datastructures import ResponseHeader
+from litestar.params import HeaderParameter
+
+from api.controllers.params import REQUIRED_SEAT_TOKEN, IdempotencyKey, MatchId, Service
+from api.openapi import problems
+from api.parsing import bearer, decode_body, etag, expected_version, idempotency_key
+from api.schemas import MoveRequest
+from domain.cards import parse_card, parse_cards
+from domain.views import MatchView
+
+
+class MoveController(Controller):
+    path = "/v1/matches/{match_id:str}/moves"
+    tags = ["moves"]
+    security = REQUIRED_SEAT_TOKEN
+
+    @post(
+        operation_id="playMove",
+        summary="Play a card for the token's seat",
+        status_code=200,
+        responses=problems(400, 401, 404, 409, 412, 413, 422, 503),
+        response_headers=[
+            ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
+        ],
+    )
+    async def play(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        match_id: MatchId,
+        key: IdempotencyKey = None,
+        if_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-Match",
+                description='Play only at this version: "17", W/"17" or *',
+                required=False,
+            ),
+        ] = None,
+    ) -> Response[MatchView]:
+        # API.md's order: 404, 401, then 400 for the body and headers, then the rules.
+        caller = await service.caller(match_id, bearer(request), required=True)
+        move, fingerprint = decode_body(await request.body(), MoveRequest)
+        expected = expected_version(if_match)
+        capture = None if move.capture is None else parse_cards(move.capture)
+        view = await service.play(
+            caller, parse_card(move.card), capture, expected, idempotency_key(key), fingerprint
+        )
+        return Response(view, headers={"ETag": etag(view.version)})

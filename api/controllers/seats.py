@@ -1,0 +1,40 @@
+"""Seats: taking an open seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Controller, Request, post
+
+from api.controllers.params import SEAT_TOKEN, IdempotencyKey, MatchId, SeatNumber, Service
+from api.openapi import problems
+from api.parsing import bearer, decode_body, fingerprint, idempotency_key
+from api.schemas import JoinRequest
+from domain.service import Joined
+
+
+class SeatController(Controller):
+    path = "/v1/matches/{match_id:str}/seats/{seat:int}"
+    tags = ["seats"]
+    security = SEAT_TOKEN
+
+    @post(
+        "/join",
+        operation_id="joinSeat",
+        summary="Take an open seat; the answer holds its token",
+        status_code=200,
+        responses=problems(400, 401, 404, 409, 413, 422, 503),
+    )
+    async def join(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        match_id: MatchId,
+        seat: SeatNumber,
+        key: IdempotencyKey = None,
+    ) -> Joined:
+        await service.caller(match_id, bearer(request))
+        body = await request.body()
+        # No body and an empty object are the same request.
+        digest = fingerprint({}) if not body.strip() else decode_body(body, JoinRequest)[1]
+        return await service.join(match_id, seat, idempotency_key(key), digest)

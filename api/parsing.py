@@ -1,0 +1,99 @@
+"""Reading what a request carries: JSON bodies, seat tokens and the conditional headers."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, TypeVar
+
+import msgspec
+from litestar import Request
+
+from api.errors import VALIDATION, ApiError, invalid
+from api.schemas import InvalidParam
+from domain.service import InvalidToken
+
+T = TypeVar("T")
+
+_AT = re.compile(r"^(?P<reason>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+_FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<field>[^`]*)`")
+# W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
+_ETAG = re.compile(r'(?:W/)?"(\d{1,18})"')
+_KEY = re.compile(r"[\x20-\x7e]{1,255}")
+_LAST_EVENT_ID = re.compile(r"\d{1,18}")
+
+
+def _param_name(message: str) -> tuple[str, str]:
+    """msgspec's "reason - at `$.seats[1].level`" as ("seats[1].level", "reason")."""
+    match = _AT.match(message)
+    reason = match["reason"] if match else message
+    path = ((match and match["path"]) or "").lstrip(".")
+    named = _FIELD.match(reason)
+    if named:
+        path = f"{path}.{named['field']}" if path else named["field"]
+    return path or "body", reason
+
+
+def fingerprint(raw: object) -> str:
+    """Equal as JSON means equal fingerprint: keys sorted, no whitespace."""
+    return hashlib.sha256(msgspec.json.encode(raw, order="sorted")).hexdigest()
+
+
+def decode_body(body: bytes, type_: type[T]) -> tuple[T, str]:
+    """The body as ``type_``, strictly, and its fingerprint; a 400 naming the bad field."""
+    try:
+        raw = msgspec.json.decode(body)
+        value = msgspec.json.decode(body, type=type_)
+    except msgspec.ValidationError as exc:
+        name, reason = _param_name(str(exc))
+        raise ApiError(VALIDATION, f"{name}: {reason}", [InvalidParam(name, reason)]) from exc
+    except msgspec.DecodeError as exc:
+        raise invalid("body", f"not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise invalid("body", "nested too deeply") from exc
+    return value, fingerprint(raw)
+
+
+def bearer(request: Request[Any, Any, Any], *, query: bool = False) -> str | None:
+    """The seat token: the Authorization header, else (where allowed) ``?token=``."""
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, token = header.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise InvalidToken("Authorization must be 'Bearer <token>'")
+        return token
+    return request.query_params.get("token") if query else None
+
+
+def expected_version(if_match: str | None) -> int | None:
+    """The version If-Match names; None when absent or ``*`` (any version)."""
+    if if_match is None:
+        return None
+    value = if_match.strip()
+    if value == "*":
+        return None
+    match = _ETAG.fullmatch(value)
+    if match is None:
+        raise invalid("If-Match", 'must be "<version>", W/"<version>" or *')
+    return int(match[1])
+
+
+def idempotency_key(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not _KEY.fullmatch(value):
+        raise invalid("Idempotency-Key", "must be 1 to 255 printable ASCII characters")
+    return value
+
+
+def last_event_id(value: str | None) -> int | None:
+    if value is None:
+        return None
+    if not _LAST_EVENT_ID.fullmatch(value.strip()):
+        raise invalid("Last-Event-ID", "must be the seq of an event")
+    return int(value)
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'

@@ -1,0 +1,116 @@
+"""Request bodies and problem details on the wire.
+
+Request bodies are decoded by msgspec, strictly: no coercion, unknown fields rejected,
+card strings by pattern, numbers by range. Answers are the service's own Structs
+(``domain.service``) and the views (``domain.views``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from domain.cards import parse_cards
+from domain.match import Seat
+from domain.service import Setup
+from domain.views import MoveView
+
+CARD_PATTERN = "^(A|[2-7]|J|Q|K)[CDHS]$"
+MAX_SEED = 2**63 - 1
+
+Card = Annotated[
+    str,
+    Meta(pattern=CARD_PATTERN, description="rank A 2-7 J Q K, then suit C D H S", examples=["7D"]),
+]
+Level = Literal["easy", "medium", "hard", "expert"]
+
+
+class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Every request body: an unknown field is a 400."""
+
+
+class HumanSeat(Body, tag_field="kind", tag="human", frozen=True):
+    """A seat played by whoever holds its token, issued at create."""
+
+
+class OpenSeat(Body, tag_field="kind", tag="open", frozen=True):
+    """A seat left for someone to take through join."""
+
+
+class AiSeat(Body, tag_field="kind", tag="ai", frozen=True):
+    """A seat the server plays at ``level``."""
+
+    level: Level
+
+
+SeatRequest = HumanSeat | OpenSeat | AiSeat
+_KIND: dict[type[Body], Literal["human", "open"]] = {HumanSeat: "human", OpenSeat: "open"}
+
+
+class RulesRequest(Body, frozen=True):
+    """Rules options; each one omitted takes its default (RULES.md)."""
+
+    target: Annotated[int, Meta(ge=1, le=100)] | UnsetType = UNSET
+    hand_size: Literal[3, 6] = 3
+    capture: Literal["match", "fifteen"] = "match"
+    ace_sweeps: Literal["off", "sweep", "no_point"] = "off"
+    king_of_diamonds: bool = False
+    diamond_sequence: bool = False
+
+
+class CreateMatch(Body, frozen=True):
+    seats: Annotated[list[SeatRequest], Meta(min_length=2, max_length=4)]
+    rules: RulesRequest = msgspec.field(default_factory=RulesRequest)
+    seed: Annotated[int, Meta(ge=0, le=MAX_SEED)] | UnsetType = UNSET
+    decks: list[list[Card]] = msgspec.field(default_factory=list)
+    first_dealer: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+
+
+class MoveRequest(Body, frozen=True):
+    card: Card
+    capture: list[Card] | None = None
+
+
+class JoinRequest(Body, frozen=True):
+    """Join takes no options: no body, or an empty object."""
+
+
+class InvalidParam(msgspec.Struct, frozen=True):
+    name: str
+    reason: str
+
+
+class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
+    """RFC 9457 problem details, with the fields this API adds where they apply."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    invalid_params: list[InvalidParam] | UnsetType = UNSET
+    legal_moves: tuple[MoveView, ...] | UnsetType = UNSET
+
+
+def setup_of(body: CreateMatch) -> Setup:
+    """The create request in engine terms; impossible combinations are the domain's call."""
+    rules: dict[str, object] = {
+        "hand_size": body.rules.hand_size,
+        "capture": body.rules.capture,
+        "ace_sweeps": body.rules.ace_sweeps,
+        "king_of_diamonds": body.rules.king_of_diamonds,
+        "diamond_sequence": body.rules.diamond_sequence,
+    }
+    if body.rules.target is not UNSET:
+        rules["target"] = body.rules.target
+    return Setup(
+        seats=tuple(
+            Seat("ai", s.level) if isinstance(s, AiSeat) else Seat(_KIND[type(s)])
+            for s in body.seats
+        ),
+        rules=rules,
+        seed=None if body.seed is UNSET else body.seed,
+        decks=tuple(tuple(parse_cards(deck)) for deck in body.decks),
+        first_dealer=None if body.first_dealer is UNSET else body.first_dealer,
+    )

@@ -1,0 +1,70 @@
+"""Helpers for the API tests: a fixed deal, and short ways to create, read and play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.testing import AsyncTestClient
+
+from domain.cards import NAME
+
+PROBLEM = "https://scopa.example/problems/"
+_FIXED = ["7C", "AC", "5S", "AD", "KH", "AH", "2C", "5H", "3D", "4S"]
+# Dealer 0: seat 1 plays first holding 7C 5S KH; seat 0 holds AC AD AH; the table shows
+# 2C 5H 3D 4S. So 7C has two captures (2C+5H, 3D+4S) and 5S must take 5H.
+DECK = _FIXED + [c for c in NAME if c not in _FIXED]
+FIXED_MATCH: dict[str, Any] = {
+    "seats": [{"kind": "human"}, {"kind": "human"}],
+    "decks": [DECK],
+    "first_dealer": 0,
+    "seed": 7,
+}
+
+Client = AsyncTestClient[Any]
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+async def create(client: Client, body: dict[str, Any] | None = None, **headers: str) -> Any:
+    answer = await client.post("/v1/matches", json=body or FIXED_MATCH, headers=headers)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+def tokens(created: Any) -> dict[int, str]:
+    return {t["seat"]: t["token"] for t in created["tokens"]}
+
+
+async def view(client: Client, match_id: str, token: str | None = None) -> Any:
+    answer = await client.get(f"/v1/matches/{match_id}", headers=bearer(token) if token else {})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def problem_type(answer: Any) -> str:
+    assert answer.headers["content-type"] == "application/problem+json", answer.text
+    body = answer.json()
+    assert body["status"] == answer.status_code
+    assert body["title"]
+    assert body["detail"]
+    assert body["type"].startswith(PROBLEM)
+    return str(body["type"].removeprefix(PROBLEM))
+
+
+async def play_out(client: Client, match_id: str, seat_tokens: dict[int, str]) -> Any:
+    """Play every human seat's first legal move until the match ends or waits on no human."""
+    while True:
+        spectator = await view(client, match_id)
+        turn = spectator["turn"]
+        if spectator["status"] != "active" or turn not in seat_tokens:
+            return spectator
+        mine = await view(client, match_id, seat_tokens[turn])
+        move = mine["legal_moves"][0]
+        answer = await client.post(
+            f"/v1/matches/{match_id}/moves",
+            json={"card": move["card"], "capture": move["capture"]},
+            headers=bearer(seat_tokens[turn]),
+        )
+        assert answer.status_code == 200, answer.text

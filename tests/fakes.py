@@ -1,0 +1,167 @@
+"""In-memory fakes of the ports, so service and API tests never touch a database.
+
+They keep the contract of ``domain.ports`` as the SQL store does: a save at a stale
+version raises ``VersionConflict``; an idempotency key is claimed once and answers with
+the stored answer afterwards; ``down`` makes every call fail as a dead database would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from domain.events import StoredEvent
+from domain.match import MatchState, legal_moves
+from domain.ports import (
+    Idempotency,
+    IdempotencyConflict,
+    MatchRecord,
+    StoredAnswer,
+    VersionConflict,
+)
+from domain.service import AiMove, ai_to_play
+
+
+class StoreDown(Exception):
+    """What the fake raises while ``down``: the app maps it like a database outage."""
+
+
+@dataclass
+class FakeStore:
+    records: dict[str, MatchRecord] = field(default_factory=dict)
+    log: dict[str, list[StoredEvent]] = field(default_factory=dict)
+    tokens: dict[str, dict[str, int]] = field(default_factory=dict)
+    claims: dict[tuple[str, str], tuple[str, StoredAnswer | None]] = field(default_factory=dict)
+    down: bool = False
+    saves: int = 0
+
+    def _check(self) -> None:
+        if self.down:
+            raise StoreDown("the database does not answer")
+
+    async def create(
+        self,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        self._check()
+        self.records[record.id] = record
+        self.log[record.id] = list(events)
+        self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
+        self._keep(answer)
+
+    async def get(self, match_id: str) -> MatchRecord | None:
+        self._check()
+        return self.records.get(match_id)
+
+    async def save(
+        self,
+        match_id: str,
+        expected_version: int,
+        state: MatchState,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str] | None = None,
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        self._check()
+        record = self.records[match_id]
+        if record.state.version != expected_version:
+            raise VersionConflict(match_id)
+        self.saves += 1
+        self.records[match_id] = MatchRecord(record.id, state, record.initial, record.created_at)
+        self.log[match_id].extend(events)
+        for seat, h in (token_hashes or {}).items():
+            self.tokens[match_id][h] = seat
+        self._keep(answer)
+
+    def _keep(self, answer: tuple[Idempotency, StoredAnswer] | None) -> None:
+        if answer is not None:
+            request, stored = answer
+            self.claims[(request.scope, request.key)] = (request.fingerprint, stored)
+
+    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
+        self._check()
+        return self.tokens.get(match_id, {}).get(token_hash)
+
+    async def token_known(self, token_hash: str) -> bool:
+        self._check()
+        return any(token_hash in seats for seats in self.tokens.values())
+
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        self._check()
+        return [e for e in self.log.get(match_id, []) if e.seq > after][:limit]
+
+    async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        self._check()
+        open_ = sorted(
+            (r for r in self.records.values() if r.state.status == "waiting"),
+            key=lambda r: (r.created_at, r.id),
+        )
+        if after is not None:
+            open_ = [r for r in open_ if (r.created_at, r.id) > after]
+        return open_[:limit]
+
+    async def ai_turns(self) -> list[str]:
+        self._check()
+        return [i for i, r in self.records.items() if ai_to_play(r.state) is not None]
+
+    async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
+        self._check()
+        held = self.claims.get((request.scope, request.key))
+        if held is None:
+            self.claims[(request.scope, request.key)] = (request.fingerprint, None)
+            return None
+        if held[1] is None:
+            raise IdempotencyConflict(request.key)
+        return held[1]
+
+    async def release_idempotent(self, request: Idempotency) -> None:
+        self._check()
+        held = self.claims.get((request.scope, request.key))
+        if held is not None and held[1] is None:
+            del self.claims[(request.scope, request.key)]
+
+    async def ping(self) -> None:
+        self._check()
+
+
+class FakeBus:
+    """Wakes waiters in this process only, which is all one test process needs."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, int] = {}
+        self._changed = asyncio.Condition()
+
+    async def publish(self, match_id: str, seq: int) -> None:
+        async with self._changed:
+            self.latest[match_id] = max(seq, self.latest.get(match_id, 0))
+            self._changed.notify_all()
+
+    async def wait(self, match_id: str, after: int, seconds: float) -> bool:
+        async with self._changed:
+            try:
+                await asyncio.wait_for(
+                    self._changed.wait_for(lambda: self.latest.get(match_id, 0) > after),
+                    seconds,
+                )
+            except TimeoutError:
+                return False
+            return True
+
+
+class FirstMoveAi:
+    """An AI that plays the first legal move at once: tests of the flow, not of play."""
+
+    levels: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove:
+        assert state.turn == seat
+        self.calls += 1
+        move = legal_moves(state)[0]
+        return AiMove(move.card, move.capture, f"{level}: the first legal move")

@@ -76,7 +76,7 @@ def _choose(
     if budget_ms is None:
         return expert.choose(k, rng, samples)
     deadline = clock() + budget_ms / 1000.0
-    return expert.choose(k, rng, samples, lambda: clock() >= deadline)
+    return expert.choose(k, rng, samples, lambda: deadline - clock())
 
 
 __all__ = ["LEVELS", "Decision", "Knowledge", "UnknownLevel", "decide", "knowledge_of"]

@@ -63,15 +63,20 @@ def choose(
     k: Knowledge,
     rng: SplitMix64,
     samples: int | None = None,
-    out_of_time: Callable[[], bool] | None = None,
+    time_left: Callable[[], float] | None = None,
 ) -> tuple[Candidate, str]:
-    """The best move over sampled worlds; ``out_of_time`` may stop the sampling early."""
+    """The best move over sampled worlds.
+
+    ``time_left`` (seconds) stops the sampling once another sample would not fit, judged
+    by the mean time of those done so far.
+    """
     moves = candidates(k)
     if len(moves) == 1:
         return moves[0], "its only move"
     limit = samples if samples is not None else sample_count(k, len(moves))
-    if out_of_time is not None and samples is None:
+    if time_left is not None and samples is None:
         limit = MAX_SAMPLES
+    started = time_left() if time_left is not None else 0.0
     weights = card_weights(k.rules, k.piles, k.team)
     table = k.table
     root = [(m.card, tuple(sorted(table.index(c) for c in m.capture))) for m in moves]
@@ -81,8 +86,10 @@ def choose(
     totals = [0.0] * len(moves)
     done = 0
     while done < limit:
-        if out_of_time is not None and done >= MIN_SAMPLES and out_of_time():
-            break
+        if time_left is not None and done >= MIN_SAMPLES:
+            left = time_left()
+            if left < (started - left) / done:
+                break
         world = _world(k, unseen, rng)
         for i, (card, where) in enumerate(root):
             deal = world.clone()

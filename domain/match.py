@@ -95,6 +95,9 @@ def new_match(
         problems.append(("seats", f"{players} seats: Scopa is played by 2 or 4"))
     elif rules.hand_size == 6 and players != 2:
         problems.append(("rules.hand_size", "6-card hands are for 2 players only"))
+    # make_rules refuses this too; a Rules built or decoded directly must not slip through.
+    if rules.ace_sweeps != "off" and rules.capture == "fifteen":
+        problems.append(("rules.ace_sweeps", "ace sweeps cannot be combined with capture fifteen"))
     for i, deck in enumerate(decks):
         if sorted(deck) != list(DECK):
             problems.append((f"decks[{i}]", "must be a permutation of the 40 cards"))

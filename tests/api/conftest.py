@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
-
+import httpx
 import pytest
 from litestar import Litestar
-from litestar.testing import AsyncTestClient
 
 from api.app import create_app
 from domain.service import MatchService
@@ -42,19 +40,28 @@ def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> MatchService:
 
 
 @pytest.fixture
-def app(settings: Settings, service: MatchService, store: FakeStore) -> Litestar:
+def runner(service: MatchService) -> AiRunner:
     runner = AiRunner(sweep_seconds=0.2)
     service.on_change = runner.kick
-
-    async def start() -> None:
-        await runner.start(service.advance_ai, store.ai_turns)
-
-    return create_app(
-        settings, service, unavailable=(StoreDown,), on_startup=[start], on_shutdown=[runner.stop]
-    )
+    return runner
 
 
 @pytest.fixture
-async def client(app: Litestar) -> AsyncIterator[AsyncTestClient[Any]]:
-    async with AsyncTestClient(app=app) as client:
-        yield client
+def app(settings: Settings, service: MatchService) -> Litestar:
+    return create_app(settings, service, unavailable=(StoreDown,))
+
+
+@pytest.fixture
+async def client(
+    app: Litestar, runner: AiRunner, service: MatchService, store: FakeStore
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client on the test's own event loop, so requests can overlap (Litestar's test
+    client runs the app in a portal thread, one request at a time). The AI runner is
+    started here, as the composition root's start-up hook does."""
+    await runner.start(service.advance_ai, store.ai_turns)
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            yield client
+    finally:
+        await runner.stop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from litestar.testing import AsyncTestClient
+import httpx
 
 from domain.cards import NAME
 
@@ -20,7 +20,7 @@ FIXED_MATCH: dict[str, Any] = {
     "seed": 7,
 }
 
-Client = AsyncTestClient[Any]
+Client = httpx.AsyncClient
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+
 import httpx
 import pytest
 from litestar import Litestar

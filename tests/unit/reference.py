@@ -204,6 +204,7 @@ class Match:
         self.number = 0
         self.scores = [0, 0]
         self.deal_scores: list[list[dict]] = []
+        self.scored_piles: list[list[list[str]]] = []
         self.redeals: list[list[str]] = []
         self.winner: int | None = None
         self.start()
@@ -229,6 +230,7 @@ class Match:
             result = score(self.rules, self.deal.piles, self.deal.sweeps)
             self.scores = [self.scores[t] + result[t]["total"] for t in (0, 1)]
             self.deal_scores.append(result)
+            self.scored_piles.append(self.deal.piles)
             high = max(self.scores)
             if high >= self.rules.target and self.scores[0] != self.scores[1]:
                 self.winner = self.scores.index(high)

@@ -107,6 +107,11 @@ def openapi_config() -> OpenAPIConfig:
     )
 
 
+def openapi_document(app: Litestar) -> dict[str, Any]:
+    """The document the app serves at /schema/openapi.json."""
+    return complete(app.openapi_schema.to_schema())
+
+
 def create_app(
     settings: AppSettings,
     service: MatchService,
@@ -117,7 +122,9 @@ def create_app(
 ) -> Litestar:
     """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
     limiter = RateLimiter(settings.rate_limit)
-    prometheus = PrometheusConfig(app_name="scopa", group_path=True, exclude=["/metrics"])
+    prometheus = PrometheusConfig(
+        app_name="scopa", prefix="scopa", group_path=True, exclude=["/metrics"]
+    )
     cors = None
     if settings.cors_origins:
         cors = CORSConfig(

@@ -30,6 +30,10 @@ def _decide(
     return decide(state, seat, level, seed, budget_ms=budget_ms)
 
 
+def _ready() -> bool:
+    return True
+
+
 def make_executor(workers: int) -> Executor:
     """Worker processes keep a search off the GIL; 0 workers means a thread, for tests and
     hosts where processes cannot be started."""
@@ -47,6 +51,11 @@ class PooledAi:
     def __init__(self, executor: Executor, budget_ms: float) -> None:
         self.executor = executor
         self.budget_ms = budget_ms
+
+    async def warm_up(self) -> None:
+        """Start the workers (and their imports) before the first decision needs them."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.executor, _ready)
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove:
         loop = asyncio.get_running_loop()

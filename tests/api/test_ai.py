@@ -1,0 +1,151 @@
+"""AI seats play by themselves, promptly, off the request path; none is left stuck."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import pytest
+
+from domain.cards import parse_card
+from domain.match import MatchState, Seat
+from domain.service import AiMove, MatchService, Setup
+from infra.ai_runner import AiRunner, PooledAi, make_executor
+from tests.api.support import DECK, Client, bearer, create, tokens
+from tests.fakes import FakeBus, FakeStore, FirstMoveAi
+
+VERSUS_AI = {
+    "seats": [{"kind": "human"}, {"kind": "ai", "level": "hard"}],
+    "decks": [DECK],
+    "first_dealer": 0,
+    "seed": 7,
+}
+
+
+async def until(client: Client, match_id: str, check: Any, seconds: float = 5.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        body = (await client.get(f"/v1/matches/{match_id}")).json()
+        if check(body):
+            return body
+        assert time.monotonic() < deadline, body
+        await asyncio.sleep(0.02)
+
+
+async def test_the_ai_moves_first_and_answers_each_human_move(client: Client) -> None:
+    created = await create(client, VERSUS_AI)
+    match_id, seat = created["match"]["id"], tokens(created)
+    assert created["match"]["seats"][1] == {
+        "seat": 1,
+        "team": 1,
+        "kind": "ai",
+        "level": "hard",
+        "hand_count": 3,
+    }
+    body = await until(client, match_id, lambda b: b["version"] == 1)
+    assert body["turn"] == 0
+    mine = (await client.get(f"/v1/matches/{match_id}", headers=bearer(seat[0]))).json()
+    move = mine["legal_moves"][0]
+    answer = await client.post(
+        f"/v1/matches/{match_id}/moves",
+        json={"card": move["card"], "capture": move["capture"]},
+        headers=bearer(seat[0]),
+    )
+    assert answer.json()["version"] == 2
+    await until(client, match_id, lambda b: b["version"] == 3 and b["turn"] == 0)
+
+
+async def test_an_ai_only_match_plays_itself_out(client: Client) -> None:
+    created = await create(
+        client, {"seats": [{"kind": "ai", "level": "easy"}] * 4, "rules": {"target": 3}}
+    )
+    body = await until(client, created["match"]["id"], lambda b: b["status"] == "finished", 20)
+    assert body["winner"] in (0, 1)
+    assert created["tokens"] == []
+
+
+async def test_joining_the_last_seat_starts_the_ai(client: Client) -> None:
+    created = await create(
+        client, {**VERSUS_AI, "seats": [{"kind": "open"}, {"kind": "ai", "level": "easy"}]}
+    )
+    match_id = created["match"]["id"]
+    await asyncio.sleep(0.1)
+    assert (await client.get(f"/v1/matches/{match_id}")).json()["version"] == 0
+    await client.post(f"/v1/matches/{match_id}/seats/0/join")
+    await until(client, match_id, lambda b: b["version"] == 2 and b["turn"] == 0)
+
+
+async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
+    store: FakeStore, bus: FakeBus
+) -> None:
+    # A previous process stored the match and died before the AI moved.
+    before = MatchService(store, bus, ai=FirstMoveAi())
+    setup = Setup(
+        seats=(Seat("human"), Seat("ai", "hard")),
+        decks=(tuple(parse_card(c) for c in DECK),),
+        first_dealer=0,
+    )
+    created = await before.create(setup, None, "fp")
+    runner = AiRunner(sweep_seconds=60)
+    service = MatchService(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
+    started = time.monotonic()
+    await runner.start(service.advance_ai, store.ai_turns)
+    try:
+        while store.records[created.match.id].state.version == 0:
+            assert time.monotonic() - started < 2
+            await asyncio.sleep(0.02)
+    finally:
+        await runner.stop()
+
+
+async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus) -> None:
+    service = MatchService(store, bus, ai=FirstMoveAi())
+    setup = Setup(seats=(Seat("ai", "easy"), Seat("ai", "easy")), rules={"target": 1})
+    created = await service.create(setup, None, "fp")
+    store.down = True
+    runner = AiRunner(sweep_seconds=0.05)
+    await runner.start(service.advance_ai, store.ai_turns)
+    try:
+        await asyncio.sleep(0.2)
+        store.down = False
+        deadline = time.monotonic() + 10
+        while store.records[created.match.id].state.status != "finished":
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.02)
+    finally:
+        await runner.stop()
+
+
+class BrokenAi:
+    levels = FirstMoveAi.levels
+
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove:
+        raise RuntimeError("the search blew up")
+
+
+async def test_a_failing_ai_still_moves(
+    store: FakeStore, bus: FakeBus, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = MatchService(store, bus, ai=BrokenAi())
+    setup = Setup(seats=(Seat("ai", "easy"), Seat("human")), first_dealer=1)
+    created = await service.create(setup, None, "fp")
+    with caplog.at_level(logging.ERROR):
+        await service.advance_ai(created.match.id)
+    assert store.records[created.match.id].state.version == 1
+    assert "the search blew up" in caplog.text
+
+
+async def test_the_real_ai_in_worker_processes(store: FakeStore, bus: FakeBus) -> None:
+    executor = make_executor(1)
+    try:
+        service = MatchService(store, bus, ai=PooledAi(executor, budget_ms=20))
+        setup = Setup(
+            seats=(Seat("ai", "expert"), Seat("ai", "medium")), rules={"target": 1}, seed=5
+        )
+        created = await service.create(setup, None, "fp")
+        await asyncio.wait_for(service.advance_ai(created.match.id), 60)
+        assert store.records[created.match.id].state.status == "finished"
+    finally:
+        executor.shutdown()

@@ -1,0 +1,171 @@
+"""Health, readiness, outages, rate limits, CORS, metrics, request ids and clean logs."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from infra.logging import JsonFormatter, configure
+from infra.settings import Settings
+from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
+from tests.fakes import FakeStore
+
+
+async def test_health_and_ready(client: Client) -> None:
+    assert (await client.get("/health")).json() == {"status": "ok"}
+    assert (await client.get("/ready")).json() == {"status": "ready"}
+
+
+async def test_a_database_outage_is_503_with_retry_after(client: Client, store: FakeStore) -> None:
+    match_id = (await create(client))["match"]["id"]
+    store.down = True
+    answers = [
+        await client.get("/ready"),
+        await client.get(f"/v1/matches/{match_id}"),
+        await client.post("/v1/matches", json=FIXED_MATCH),
+        await client.post(f"/v1/matches/{match_id}/moves", json={"card": "5S"}),
+        await client.get(f"/v1/matches/{match_id}/events"),
+        await client.get("/v1/matches"),
+    ]
+    for answer in answers:
+        assert answer.status_code == 503
+        assert problem_type(answer) == "database-unavailable"
+        assert 1 <= int(answer.headers["retry-after"]) <= 5
+    assert (await client.get("/health")).status_code == 200
+    store.down = False
+    assert (await client.get("/ready")).status_code == 200
+
+
+class TestRateLimit:
+    @pytest.fixture
+    def settings(self) -> Settings:
+        return Settings(rate_limit=2)
+
+    async def test_creation_beyond_the_limit_is_429_with_retry_after(self, client: Client) -> None:
+        await create(client)
+        bad = await client.post("/v1/matches", json={"seats": []})
+        assert bad.status_code == 400  # counted all the same
+        answer = await client.post("/v1/matches", json=FIXED_MATCH)
+        assert answer.status_code == 429
+        assert problem_type(answer) == "rate-limited"
+        assert 1 <= int(answer.headers["retry-after"]) <= 60
+        # Only creation is limited.
+        assert (await client.get("/v1/matches")).status_code == 200
+        assert (await client.get("/health")).status_code == 200
+
+
+async def test_no_rate_limit_when_zero(client: Client) -> None:
+    for _ in range(10):
+        await create(client)
+
+
+async def test_no_cors_headers_by_default(client: Client) -> None:
+    answer = await client.get("/health", headers={"Origin": "https://a.example"})
+    assert "access-control-allow-origin" not in answer.headers
+
+
+class TestCors:
+    @pytest.fixture
+    def settings(self) -> Settings:
+        return Settings(rate_limit=0, cors_origins=("https://a.example",))
+
+    async def test_listed_origins_only(self, client: Client) -> None:
+        answer = await client.options(
+            "/v1/matches",
+            headers={
+                "Origin": "https://a.example",
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization, idempotency-key",
+            },
+        )
+        assert answer.status_code in (200, 204)
+        assert answer.headers["access-control-allow-origin"] == "https://a.example"
+        created = await client.post(
+            "/v1/matches", json=FIXED_MATCH, headers={"Origin": "https://a.example"}
+        )
+        assert created.headers["access-control-allow-origin"] == "https://a.example"
+        assert "location" in created.headers["access-control-expose-headers"].lower()
+        other = await client.get("/health", headers={"Origin": "https://b.example"})
+        assert "access-control-allow-origin" not in other.headers
+
+
+async def test_metrics_count_requests_by_route(client: Client) -> None:
+    match_id = (await create(client))["match"]["id"]
+    await client.get(f"/v1/matches/{match_id}")
+    answer = await client.get("/metrics")
+    assert answer.status_code == 200
+    assert "text/plain" in answer.headers["content-type"]
+    assert "scopa_requests_total" in answer.text
+    assert "/v1/matches/{match_id}" in answer.text
+    assert match_id not in answer.text
+
+
+async def test_request_ids(client: Client) -> None:
+    given = await client.get("/health", headers={"X-Request-ID": "abc-123"})
+    assert given.headers["x-request-id"] == "abc-123"
+    made = await client.get("/health")
+    assert len(made.headers["x-request-id"]) == 32
+    unsafe = await client.get("/health", headers={"X-Request-ID": "a b\tc"})
+    assert unsafe.headers["x-request-id"] != "a b\tc"
+    missing = await client.get("/nowhere", headers={"X-Request-ID": "r-404"})
+    assert missing.headers["x-request-id"] == "r-404"
+    problem = await client.get("/v1/matches/" + "A" * 22, headers={"X-Request-ID": "r-problem"})
+    assert problem.headers["x-request-id"] == "r-problem"
+
+
+@pytest.fixture
+def log_output() -> Iterator[io.StringIO]:
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    output = io.StringIO()
+    configure("DEBUG", output)
+    try:
+        yield output
+    finally:
+        root.handlers[:], root.level = saved[0], saved[1]
+
+
+async def test_logs_are_json_with_request_ids_and_never_a_token(
+    client: Client, log_output: io.StringIO
+) -> None:
+    created = await create(client)
+    match_id, seat = created["match"]["id"], tokens(created)
+    await client.get(f"/v1/matches/{match_id}", headers=bearer(seat[0]))
+    await client.get(
+        f"/v1/matches/{match_id}/events", params={"token": seat[1]}, headers={"X-Request-ID": "q1"}
+    )
+    await client.get(f"/v1/matches/{match_id}/events/stream", params={"token": "forged-secret"})
+    await client.get(f"/v1/matches/{match_id}/events", params={"token": seat[0], "wait": "99"})
+    await client.post(f"/v1/matches/{match_id}/moves", json={"card": "5S"}, headers=bearer(seat[1]))
+    text = log_output.getvalue()
+    for secret in (*seat.values(), "forged-secret"):
+        assert secret not in text
+    lines = [json.loads(line) for line in text.splitlines()]
+    access = [line for line in lines if line["logger"] == "scopa.access"]
+    assert len(access) == 6
+    assert all(line["request_id"] for line in access)
+    polled = next(line for line in access if line["request_id"] == "q1")
+    assert polled["path"] == f"/v1/matches/{match_id}/events"
+    assert polled["status"] == 200
+    assert "?" not in polled["message"]
+
+
+def test_json_formatter_keeps_exceptions_and_known_fields_only() -> None:
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed %s", ("here",), None)
+        import sys
+
+        record.exc_info = sys.exc_info()
+    record.path = "/p"
+    record.secret = "no"
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "failed here"
+    assert line["path"] == "/p"
+    assert "secret" not in line
+    assert "ValueError: boom" in line["exception"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -14,6 +15,8 @@ from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, Str
 from api.openapi import problems
 from api.parsing import bearer, last_event_id
 from domain.service import MAX_WAIT, EventPage
+
+log = logging.getLogger(__name__)
 
 After = Annotated[int, QueryParameter(ge=0, description="Only events with a greater seq")]
 # EventSource retries after a dropped stream; 2 s keeps reconnects gentle and prompt.
@@ -73,13 +76,18 @@ class EventController(Controller):
         start = after if resume is None else resume
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
-            async for event in service.stream(caller, start, stream_seconds):
-                if event is None:
-                    yield ServerSentEventMessage(comment="still here", data=None)
-                else:
-                    data = msgspec.json.encode(event).decode()
-                    yield ServerSentEventMessage(
-                        data=data, event=str(type(event).__struct_config__.tag), id=event.seq
-                    )
+            try:
+                async for event in service.stream(caller, start, stream_seconds):
+                    if event is None:
+                        yield ServerSentEventMessage(comment="still here", data=None)
+                    else:
+                        data = msgspec.json.encode(event).decode()
+                        yield ServerSentEventMessage(
+                            data=data, event=str(type(event).__struct_config__.tag), id=event.seq
+                        )
+            except Exception:
+                # The answer has started: no problem details now. Ending the stream sends
+                # the client back with Last-Event-ID, to find the database again or a 503.
+                log.warning("event stream of match %s broke off", match_id, exc_info=True)
 
         return ServerSentEvent(messages(), retry_duration=RETRY_MS)

@@ -11,6 +11,7 @@ import pytest
 
 from infra.settings import Settings
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
+from tests.fakes import FakeStore
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}
 
@@ -195,3 +196,19 @@ async def test_stream_delivers_live_events_to_the_seat(client: Client) -> None:
     messages = parse_sse(answer.text)
     assert [m["event"] for m in messages] == ["deal_started", "card_played"]
     assert '"hand":["AC","AD","AH"]' in messages[0]["data"]
+
+
+async def test_a_stream_that_loses_the_database_ends_cleanly(
+    client: Client, store: FakeStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    created = await create(client)
+    match_id = created["match"]["id"]
+
+    async def outage() -> None:
+        await asyncio.sleep(0.2)
+        store.down = True
+
+    answer, _ = await asyncio.gather(client.get(f"/v1/matches/{match_id}/events/stream"), outage())
+    assert answer.status_code == 200
+    assert [m["event"] for m in parse_sse(answer.text)] == ["deal_started"]
+    assert "broke off" in caplog.text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.cards import parse_card
-from domain.errors import NotYourTurn, SeatNotOpen
+from domain.errors import InvalidSetup, NotYourTurn, SeatNotOpen
 from domain.events import CardPlayed
 from domain.match import Seat
 from domain.ports import VersionConflict
@@ -72,3 +72,11 @@ async def test_two_joins_of_one_seat_one_wins(service: MatchService) -> None:
 async def test_bad_cursors_are_refused(service: MatchService, cursor: str) -> None:
     with pytest.raises(InvalidCursor):
         await service.lobby(10, cursor)
+
+
+async def test_without_an_ai_an_ai_seat_is_an_invalid_setup(store: FakeStore, bus: FakeBus) -> None:
+    service = MatchService(store, bus)
+    setup = Setup(seats=(Seat("human"), Seat("ai", "hard")))
+    with pytest.raises(InvalidSetup) as refused:
+        await service.create(setup, None, "fp")
+    assert refused.value.problems == [("seats[1].kind", "this server has no AI players")]

@@ -28,9 +28,6 @@ class TableOptions(NamedTuple):
     moves: tuple[int, ...]
 
 
-_CACHE: tuple[dict[int, TableOptions], dict[int, TableOptions]] = ({}, {})
-
-
 def table_key(values: list[int] | tuple[int, ...]) -> int:
     return sum(WEIGHT[v] for v in values)
 
@@ -89,12 +86,26 @@ def _compute(key: int, fifteen: bool) -> TableOptions:
     return TableOptions(takes, moves)
 
 
+class OptionsCache(dict[int, TableOptions]):
+    """Table key -> its ``TableOptions``, each computed the first time it is asked for."""
+
+    __slots__ = ("fifteen",)
+
+    def __init__(self, fifteen: bool) -> None:
+        super().__init__()
+        self.fifteen = fifteen
+
+    def __missing__(self, key: int) -> TableOptions:
+        found = self[key] = _compute(key, self.fifteen)
+        return found
+
+
+# Indexed by ``fifteen``; hot loops index these directly rather than call table_options.
+OPTIONS: tuple[OptionsCache, OptionsCache] = (OptionsCache(False), OptionsCache(True))
+
+
 def table_options(key: int, fifteen: bool) -> TableOptions:
-    cache = _CACHE[fifteen]
-    found = cache.get(key)
-    if found is None:
-        found = cache[key] = _compute(key, fifteen)
-    return found
+    return OPTIONS[fifteen][key]
 
 
 def take_options(key: int, fifteen: bool) -> ByValue:

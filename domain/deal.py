@@ -6,7 +6,7 @@ live in ``match.py``. Cards are ints, hands and the table keep their order.
 
 from __future__ import annotations
 
-from domain.captures import WEIGHT, Positions, Take, positions, table_key, table_options
+from domain.captures import OPTIONS, WEIGHT, Positions, Take, positions, table_key
 from domain.cards import VALUE
 from domain.rules import Rules
 
@@ -115,7 +115,7 @@ class Deal:
     def options(self, card: int) -> list[Positions]:
         """The captures ``card`` may make now, as table positions; empty if none."""
         v = VALUE[card]
-        takes, moves = table_options(self.key, self.fifteen)
+        takes, moves = OPTIONS[self.fifteen][self.key]
         return self._options(v, takes[v], moves[v])
 
     def _options(self, v: int, takes: tuple[Take, ...], moves: int) -> list[Positions]:
@@ -133,7 +133,7 @@ class Deal:
         return [p for take in takes for p in positions(values, take)]
 
     def legal_moves(self) -> list[Move]:
-        takes, moves = table_options(self.key, self.fifteen)
+        takes, moves = OPTIONS[self.fifteen][self.key]
         found: list[Move] = []
         for card in self.hands[self.turn]:
             v = VALUE[card]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.captures import WEIGHT, positions, table_options
+from domain.captures import OPTIONS, WEIGHT, positions
 from domain.cards import VALUE
 from domain.deal import Deal
 
@@ -27,7 +27,7 @@ def play_out(deal: Deal, pick: Pick) -> None:
 
     ``pick`` is asked only when there is a choice (n >= 2). Call ``take_leftovers`` after.
     """
-    fifteen = deal.fifteen
+    options = OPTIONS[deal.fifteen]
     aces_take_all = deal.ace_mode != 0
     ace_never_sweeps = deal.ace_mode == 2
     players = deal.players
@@ -48,7 +48,7 @@ def play_out(deal: Deal, pick: Pick) -> None:
     weight = WEIGHT
     while left:
         hand = hands[turn]
-        takes, moves = table_options(key, fifteen)
+        takes, moves = options[key]
         if len(hand) == 1:
             card = hand[0]
             v = value[card]
@@ -67,39 +67,44 @@ def play_out(deal: Deal, pick: Pick) -> None:
         hand.remove(card)
         by_value = takes[v]
         # The ace rule reads "a table with no ace" off the key: aces count in its low 3 bits.
-        if v == 1 and aces_take_all and key and not key & 7:
-            where: tuple[int, ...] = tuple(range(len(values)))
-        elif not by_value:
-            table.append(card)
-            values.append(v)
-            key += weight[v]
-            where = ()
-        elif moves[v] == 1:
-            # One choice: every table card of the values taken goes, so no positions walk.
-            take = by_value[0]
-            if len(take) == 1:
-                where = (values.index(take[0]),)
-            else:
-                where = tuple([j for j, x in enumerate(values) if x in take])
-        else:
-            where = [p for take in by_value for p in positions(values, take)][i]
-        if where:
+        ace_takes_all = v == 1 and aces_take_all and key and not key & 7
+        if by_value or ace_takes_all:
             team = team_of_seat[turn]
             pile = piles[team]
-            if len(where) == len(values):
+            if ace_takes_all or len(by_value[0]) == len(values):
+                whole = True
+            elif moves[v] == 1 and len(by_value[0]) == 1:
+                # The commonest capture: one card, the only one of its value on the table.
+                j = values.index(by_value[0][0])
+                pile.append(table.pop(j))
+                key -= weight[values.pop(j)]
+                whole = False
+            else:
+                if moves[v] == 1:
+                    # One choice: every table card of the values taken goes.
+                    take = by_value[0]
+                    where = tuple([j for j, x in enumerate(values) if x in take])
+                else:
+                    where = [p for take in by_value for p in positions(values, take)][i]
+                whole = len(where) == len(values)
+                if not whole:
+                    pile.extend([table[j] for j in where])
+                    for j in reversed(where):
+                        del table[j]
+                        key -= weight[values.pop(j)]
+            if whole:
                 if left > 1 and not (ace_never_sweeps and v == 1):
                     sweeps[team] += 1
                 pile.extend(table)
                 table.clear()
                 values.clear()
                 key = 0
-            else:
-                pile.extend([table[j] for j in where])
-                for j in reversed(where):
-                    del table[j]
-                    key -= weight[values.pop(j)]
             pile.append(card)
             last_capturer = team
+        else:
+            table.append(card)
+            values.append(v)
+            key += weight[v]
         left -= 1
         turn += 1
         if turn == players:

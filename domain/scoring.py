@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import reduce
-from operator import or_
 
 import msgspec
 
@@ -99,7 +97,8 @@ _KING_OF_DIAMONDS_BIT = 1 << KING_OF_DIAMONDS
 
 
 def _mask(pile: Sequence[int]) -> int:
-    return reduce(or_, map(_BIT.__getitem__, pile), 0)
+    # A pile holds each card once, so adding the bits is OR-ing them, and faster.
+    return sum(map(_BIT.__getitem__, pile))
 
 
 def _mask_primiera(mask: int) -> int | None:

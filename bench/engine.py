@@ -25,6 +25,7 @@ import json
 import platform
 import time
 from collections.abc import Callable
+from functools import partial
 
 from domain.cards import DECK
 from domain.deal import Deal
@@ -103,13 +104,15 @@ def match_states(seed: int, matches: int) -> list[MatchState]:
     return found
 
 
-def microseconds(call: Callable[[], object], calls: int) -> float:
+def microseconds(calls: list[Callable[[], object]], rounds: int) -> float:
+    """Microseconds per call, each call made ``rounds`` times; the best of ``ROUNDS``."""
     best = float("inf")
     for _ in range(ROUNDS):
         start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        best = min(best, (time.perf_counter() - start) / calls * 1e6)
+        for _ in range(rounds):
+            for call in calls:
+                call()
+        best = min(best, (time.perf_counter() - start) / (rounds * len(calls)) * 1e6)
     return best
 
 
@@ -125,11 +128,10 @@ def main() -> None:
     print(f"public Deal API (legal_moves + play + score_deal): {public:,.0f} deals/s")
 
     deals = positions(args.seed, 300)
-    calls = [deal.legal_moves for deal in deals]
-    moves_us = microseconds(lambda: [c() for c in calls], 20) / len(calls)
-    print(f"Deal.legal_moves(): {moves_us:.2f} us per position ({len(calls)} positions)")
+    moves_us = microseconds([deal.legal_moves for deal in deals], 20)
+    print(f"Deal.legal_moves(): {moves_us:.2f} us per position ({len(deals)} positions)")
     states = match_states(args.seed, 3)
-    match_us = microseconds(lambda: [legal_moves(s) for s in states], 5) / len(states)
+    match_us = microseconds([partial(legal_moves, s) for s in states], 20)
     print(f"match.legal_moves(state): {match_us:.2f} us per position ({len(states)} positions)")
 
     print(

@@ -137,11 +137,13 @@ class Deal:
         found: list[Move] = []
         for card in self.hands[self.turn]:
             v = VALUE[card]
-            options = self._options(v, takes[v], moves[v])
-            if options:
-                found.extend([(card, p) for p in options])
-            else:
-                found.append((card, ()))
+            # Without a take an ace may still sweep the table; any other card just stays.
+            if takes[v] or v == 1:
+                options = self._options(v, takes[v], moves[v])
+                if options:
+                    found.extend([(card, p) for p in options])
+                    continue
+            found.append((card, ()))
         return found
 
     def is_last_play(self) -> bool:

@@ -17,10 +17,14 @@ T = TypeVar("T")
 
 _AT = re.compile(r"^(?P<reason>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<field>[^`]*)`")
+# Header formats, enforced here and published as patterns in the API document.
 # W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
-_ETAG = re.compile(r'(?:W/)?"(\d{1,18})"')
-_KEY = re.compile(r"[\x20-\x7e]{1,255}")
-_LAST_EVENT_ID = re.compile(r"\d{1,18}")
+IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
+IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
+LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,18}\s*$"
+_IF_MATCH = re.compile(IF_MATCH_PATTERN)
+_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+_LAST_EVENT_ID = re.compile(LAST_EVENT_ID_PATTERN)
 
 
 def _param_name(message: str) -> tuple[str, str]:
@@ -70,19 +74,14 @@ def expected_version(if_match: str | None) -> int | None:
     """The version If-Match names; None when absent or ``*`` (any version)."""
     if if_match is None:
         return None
-    value = if_match.strip()
-    if value == "*":
-        return None
-    match = _ETAG.fullmatch(value)
-    if match is None:
+    if not _IF_MATCH.fullmatch(if_match):
         raise invalid("If-Match", 'must be "<version>", W/"<version>" or *')
-    return int(match[1])
+    value = if_match.strip()
+    return None if value == "*" else int(value.removeprefix("W/").strip('"'))
 
 
 def idempotency_key(value: str | None) -> str | None:
-    if value is None:
-        return None
-    if not _KEY.fullmatch(value):
+    if value is not None and not _KEY.fullmatch(value):
         raise invalid("Idempotency-Key", "must be 1 to 255 printable ASCII characters")
     return value
 
@@ -90,7 +89,7 @@ def idempotency_key(value: str | None) -> str | None:
 def last_event_id(value: str | None) -> int | None:
     if value is None:
         return None
-    if not _LAST_EVENT_ID.fullmatch(value.strip()):
+    if not _LAST_EVENT_ID.fullmatch(value):
         raise invalid("Last-Event-ID", "must be the seq of an event")
     return int(value)
 

@@ -57,6 +57,9 @@ POLL_SECONDS = 1.0
 # Proxies drop connections that stay silent; a comment this often keeps a stream open.
 HEARTBEAT_SECONDS = 15.0
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+# Cursors are unpadded url-safe base64 of (created_at, id).
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}$"
+_CURSOR = re.compile(CURSOR_PATTERN)
 _SEED_BITS = 63
 
 T = TypeVar("T")
@@ -205,6 +208,8 @@ def _encode_cursor(record: MatchRecord) -> str:
 
 
 def _decode_cursor(cursor: str) -> tuple[float, str]:
+    if not _CURSOR.fullmatch(cursor):
+        raise InvalidCursor("the cursor is not one this server gave out")
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created_at, match_id = msgspec.json.decode(raw, type=tuple[float, str])

@@ -13,7 +13,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds
 from api.openapi import problems
-from api.parsing import bearer, last_event_id
+from api.parsing import LAST_EVENT_ID_PATTERN, bearer, last_event_id
 from domain.service import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)
@@ -68,6 +68,7 @@ class EventController(Controller):
                 name="Last-Event-ID",
                 description="Resume after this seq (wins over after)",
                 required=False,
+                schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
             ),
         ] = None,
     ) -> ServerSentEvent:

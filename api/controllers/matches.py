@@ -13,7 +13,7 @@ from api.errors import rate_limited
 from api.openapi import problems
 from api.parsing import bearer, decode_body, etag, idempotency_key
 from api.schemas import CreateMatch, setup_of
-from domain.service import Created, Lobby
+from domain.service import CURSOR_PATTERN, Created, Lobby
 from domain.views import MatchView
 
 AnyRequest = Request[Any, Any, Any]
@@ -84,7 +84,11 @@ class MatchController(Controller):
         limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
         cursor: Annotated[
             str | None,
-            QueryParameter(description="next_cursor of the previous page", required=False),
+            QueryParameter(
+                description="next_cursor of the previous page",
+                required=False,
+                schema_extra={"pattern": CURSOR_PATTERN},
+            ),
         ] = None,
     ) -> Lobby:
         await service.check_token(bearer(request))

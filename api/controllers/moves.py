@@ -10,7 +10,14 @@ from litestar.params import HeaderParameter
 
 from api.controllers.params import REQUIRED_SEAT_TOKEN, IdempotencyKey, MatchId, Service
 from api.openapi import problems
-from api.parsing import bearer, decode_body, etag, expected_version, idempotency_key
+from api.parsing import (
+    IF_MATCH_PATTERN,
+    bearer,
+    decode_body,
+    etag,
+    expected_version,
+    idempotency_key,
+)
 from api.schemas import MoveRequest
 from domain.cards import parse_card, parse_cards
 from domain.views import MatchView
@@ -42,6 +49,9 @@ class MoveController(Controller):
                 name="If-Match",
                 description='Play only at this version: "17", W/"17" or *',
                 required=False,
+                # Published, not enforced by Litestar: a malformed If-Match is a 400 only
+                # after the 404 and 401 checks.
+                schema_extra={"pattern": IF_MATCH_PATTERN},
             ),
         ] = None,
     ) -> Response[MatchView]:

@@ -7,6 +7,7 @@ from typing import Annotated
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
+from api.parsing import IDEMPOTENCY_KEY_PATTERN
 from api.ratelimit import RateLimiter
 from domain.service import MatchService
 
@@ -22,6 +23,7 @@ IdempotencyKey = Annotated[
         description="Replays the first successful answer to a retry with an equal body "
         "(1 to 255 printable ASCII characters)",
         required=False,
+        schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN},
     ),
 ]
 QueryToken = Annotated[

@@ -103,10 +103,6 @@ class AiRunner:
         self._advance = self._pending = self._sweeper = None
         self._tasks.clear()
 
-    @property
-    def busy(self) -> int:
-        return len(self._tasks)
-
     async def _run(self, match_id: str) -> None:
         try:
             while self._advance is not None:

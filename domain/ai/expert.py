@@ -16,9 +16,11 @@ from domain.ai.evaluate import card_weights
 from domain.ai.knowledge import Candidate, Knowledge, candidates
 from domain.ai.match_odds import match_odds
 from domain.ai.medium import capture_reason
-from domain.ai.playout import deal_points, play_out
+from domain.ai.playout import play_out
 from domain.deal import Deal
 from domain.rng import SplitMix64
+from domain.rules import Rules
+from domain.scoring import deal_points
 
 MAX_SAMPLES = 600
 MIN_SAMPLES = 8
@@ -29,9 +31,51 @@ DEFAULT_WORK = 6000
 MATCH_WEIGHT = 8.0
 
 
+# Few enough cards left in two hands to search every line of play to the deal's end.
+EXACT_CARDS = 6
+# Dealing a world costs about as much as this many simulated plays.
+WORLD_COST = 12
+
+
 def sample_count(k: Knowledge, moves: int) -> int:
     plays_left = k.deck_count + sum(k.hand_counts)
-    return max(MIN_SAMPLES, min(MAX_SAMPLES, DEFAULT_WORK // max(1, moves * plays_left)))
+    per_sample = moves * plays_left + WORLD_COST
+    return max(MIN_SAMPLES, min(MAX_SAMPLES, DEFAULT_WORK // per_sample))
+
+
+def _utility(rules: Rules, deal: Deal, team: int, odds: Callable[[int, int], float]) -> float:
+    points = deal_points(rules, deal.piles, deal.sweeps)
+    mine, theirs = points[team], points[1 - team]
+    return mine - theirs + MATCH_WEIGHT * odds(mine, theirs)
+
+
+def _exact(
+    rules: Rules,
+    deal: Deal,
+    team: int,
+    odds: Callable[[int, int], float],
+    alpha: float,
+    beta: float,
+) -> float:
+    """Minimax with alpha-beta to the deal's end: the value for ``team`` with best play."""
+    if deal.is_over():
+        deal.take_leftovers()
+        return _utility(rules, deal, team, odds)
+    mine = deal.turn % 2 == team
+    best = -1e9 if mine else 1e9
+    for card, where in deal.legal_moves():
+        child = deal.clone()
+        child.play(card, where)
+        value = _exact(rules, child, team, odds, alpha, beta)
+        if mine:
+            best = max(best, value)
+            alpha = max(alpha, value)
+        else:
+            best = min(best, value)
+            beta = min(beta, value)
+        if alpha >= beta:
+            break
+    return best
 
 
 def _world(k: Knowledge, unseen: list[int], rng: SplitMix64) -> Deal:
@@ -73,16 +117,26 @@ def choose(
     moves = candidates(k)
     if len(moves) == 1:
         return moves[0], "its only move"
-    limit = samples if samples is not None else sample_count(k, len(moves))
-    if time_left is not None and samples is None:
-        limit = MAX_SAMPLES
-    started = time_left() if time_left is not None else 0.0
-    weights = card_weights(k.rules, k.piles, k.team)
     table = k.table
     root = [(m.card, tuple(sorted(table.index(c) for c in m.capture))) for m in moves]
     unseen = list(k.unseen)
     team = k.team
     odds = match_odds(k.rules, k.scores, team)
+    if k.players == 2 and k.deck_count == 0 and sum(k.hand_counts) <= EXACT_CARDS:
+        # The stock is gone: the unseen cards are the rival's hand, so the deal is solved.
+        world = _world(k, unseen, rng)
+        values = []
+        for card, where in root:
+            deal = world.clone()
+            deal.play(card, where)
+            values.append(_exact(k.rules, deal, team, odds, -1e9, 1e9))
+        move = moves[max(range(len(moves)), key=lambda i: values[i])]
+        return move, f"{_describe(move, k)}: the rest of the deal worked out exactly"
+    limit = samples if samples is not None else sample_count(k, len(moves))
+    if time_left is not None and samples is None:
+        limit = MAX_SAMPLES
+    started = time_left() if time_left is not None else 0.0
+    weights = card_weights(k.rules, k.piles, k.team)
     totals = [0.0] * len(moves)
     done = 0
     while done < limit:
@@ -95,11 +149,12 @@ def choose(
             deal = world.clone()
             deal.play(card, where)
             play_out(deal, weights)
-            points = deal_points(k.rules, deal.piles, deal.sweeps)
-            mine, theirs = points[team], points[1 - team]
-            totals[i] += mine - theirs + MATCH_WEIGHT * odds(mine, theirs)
+            totals[i] += _utility(k.rules, deal, team, odds)
         done += 1
     best = max(range(len(moves)), key=lambda i: totals[i])
     move = moves[best]
-    what = capture_reason(move, k.rules.king_of_diamonds) if move.capture else "lays a card"
-    return move, f"{what}: best of {len(moves)} moves over {done} sampled deals"
+    return move, f"{_describe(move, k)}: best of {len(moves)} moves over {done} sampled deals"
+
+
+def _describe(move: Candidate, k: Knowledge) -> str:
+    return capture_reason(move, k.rules.king_of_diamonds) if move.capture else "lays a card"

@@ -1,5 +1,5 @@
-"""A fast, fairly strong policy to play a deal out on the ``Deal`` engine, and the deal's
-points, for the expert's sampled worlds.
+"""A fast, fairly strong policy to play a deal out on the ``Deal`` engine, for the
+expert's sampled worlds.
 
 In a sampled world every hand is known, so the policy may look at the next player's
 hand: it takes what the card weights value most, and it will not leave a table the next
@@ -13,16 +13,9 @@ from collections.abc import Sequence
 
 from domain.ai.evaluate import SWEEP
 from domain.cards import (
-    DIAMOND_RUN,
-    IS_DIAMOND,
-    KING_OF_DIAMONDS,
-    PRIMIERA,
-    SETTEBELLO,
-    SUIT,
     VALUE,
 )
 from domain.deal import Deal
-from domain.rules import Rules
 
 # A sweep left to the next player costs nearly a point; a bit less, as it may not see it.
 SWEEP_RISK = 0.9
@@ -89,45 +82,3 @@ def play_out(deal: Deal, weights: Sequence[float]) -> None:
         card, where = policy_move(deal, weights)
         deal.play(card, where)
     deal.take_leftovers()
-
-
-def deal_points(rules: Rules, piles: Sequence[Sequence[int]], sweeps: Sequence[int]) -> list[int]:
-    """Each team's points for a finished deal, as ``domain.scoring.score_deal`` counts."""
-    points = list(sweeps)
-    cards = (len(piles[0]), len(piles[1]))
-    diamonds = [0, 0]
-    prim: list[int | None] = [None, None]
-    for t in (0, 1):
-        best = [0, 0, 0, 0]
-        d = 0
-        for c in piles[t]:
-            d += IS_DIAMOND[c]
-            p = PRIMIERA[c]
-            if p > best[SUIT[c]]:
-                best[SUIT[c]] = p
-        diamonds[t] = d
-        prim[t] = None if 0 in best else sum(best)
-    for t in (0, 1):
-        o = 1 - t
-        if cards[t] >= 21 and cards[t] > cards[o]:
-            points[t] += 1
-        if diamonds[t] >= 6 and diamonds[t] > diamonds[o]:
-            points[t] += 1
-        mine, theirs = prim[t], prim[o]
-        if mine is not None and (theirs is None or mine > theirs):
-            points[t] += 1
-        pile = piles[t]
-        if SETTEBELLO in pile:
-            points[t] += 1
-        if rules.king_of_diamonds and KING_OF_DIAMONDS in pile:
-            points[t] += 1
-        if rules.diamond_sequence:
-            held = set(pile)
-            run = 0
-            for c in DIAMOND_RUN:
-                if c not in held:
-                    break
-                run += 1
-            if run >= 3:
-                points[t] += run
-    return points

@@ -2,9 +2,10 @@
 
     python -m bench.engine [--seconds S] [--seed N]
 
-One process, one core. A deal is counted whole: shuffle (SplitMix64), deal, play every
-move to the end with a uniformly random choice among the legal moves (drawn from the same
-SplitMix64), leftovers, score. Two figures, since they serve different callers:
+One process, one core. A deal is counted whole: shuffle (the match generator, SplitMix64),
+deal, play every move to the end with a uniformly random choice among the legal moves
+(``random.Random.randrange``: the engine takes any chooser), leftovers, score. Two
+figures, since they serve different callers:
 
 - ``deals_per_s``: the fast path for simulations, ``domain.playout.play_out`` and
   ``domain.scoring.deal_points``;
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import random
 import time
 from collections.abc import Callable
 from functools import partial
@@ -39,39 +41,42 @@ RULES = make_rules()
 ROUNDS = 3
 
 
-def fast_deals(rng: SplitMix64, count: int) -> None:
-    below = rng.below
+def fast_deals(seed: int, count: int) -> None:
+    shuffles = SplitMix64(seed)
+    pick = random.Random(seed).randrange
     for i in range(count):
         deck = list(DECK)
-        rng.shuffle(deck)
+        shuffles.shuffle(deck)
         deal = Deal.open(RULES, 2, i & 1, deck)
-        play_out(deal, below)
+        play_out(deal, pick)
         deal.take_leftovers()
         deal_points(RULES, deal.piles, deal.sweeps)
 
 
-def public_deals(rng: SplitMix64, count: int) -> None:
+def public_deals(seed: int, count: int) -> None:
+    shuffles = SplitMix64(seed)
+    pick = random.Random(seed).randrange
     for i in range(count):
         deck = list(DECK)
-        rng.shuffle(deck)
+        shuffles.shuffle(deck)
         deal = Deal.open(RULES, 2, i & 1, deck)
         while not deal.is_over():
             moves = deal.legal_moves()
-            deal.play(*moves[rng.below(len(moves))])
+            deal.play(*moves[pick(len(moves))])
         deal.take_leftovers()
         score_deal(RULES, 1, deal.piles, deal.sweeps, (0, 0))
 
 
-def per_second(run: Callable[[SplitMix64, int], None], seed: int, seconds: float) -> float:
+def per_second(run: Callable[[int, int], None], seed: int, seconds: float) -> float:
     """Deals per second, best of ``ROUNDS`` rounds of about ``seconds`` each."""
-    run(SplitMix64(seed), 200)  # warm the capture cache
+    run(seed, 200)  # warm the capture cache
     probe = time.perf_counter()
-    run(SplitMix64(seed), 200)
+    run(seed, 200)
     count = max(200, int(200 * seconds / (time.perf_counter() - probe)))
     best = 0.0
     for r in range(ROUNDS):
         start = time.perf_counter()
-        run(SplitMix64(seed + r), count)
+        run(seed + r, count)
         best = max(best, count / (time.perf_counter() - start))
     return best
 

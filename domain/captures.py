@@ -117,6 +117,11 @@ def positions(values: list[int], take: Take) -> list[Positions]:
     if len(take) == 1:
         v = take[0]
         return [(i,) for i, x in enumerate(values) if x == v]
+    wanted = set(take)
+    found = [i for i, x in enumerate(values) if x in wanted]
+    if len(found) == len(take):
+        # The table holds no more of these values than are taken: one way only.
+        return [tuple(found)]
     choices = []
     k = 0
     while k < len(take):
@@ -125,6 +130,4 @@ def positions(values: list[int], take: Take) -> list[Positions]:
         where = [i for i, x in enumerate(values) if x == v]
         choices.append(list(combinations(where, m)) if m < len(where) else [tuple(where)])
         k += m
-    if all(len(c) == 1 for c in choices):
-        return [tuple(sorted(i for c in choices for i in c[0]))]
     return [tuple(sorted(i for part in combo for i in part)) for combo in product(*choices)]

@@ -15,8 +15,9 @@ figures, since they serve different callers:
 ``legal_moves_us`` is one ``Deal.legal_moves()`` call on positions met in random play;
 ``match_legal_moves_us`` is the same through ``domain.match.legal_moves`` on a stored
 ``MatchState`` (which rebuilds the deal and adds the sweep flags). Each figure is the best
-of three rounds, as timeit does, so other load on the machine shows less. The last line
-is one JSON object with every figure.
+of three rounds, as timeit does, timed in this process's CPU time: other work on the
+machine then shows less (it still shares caches). The last line is one JSON object with
+every figure.
 """
 
 from __future__ import annotations
@@ -70,14 +71,14 @@ def public_deals(seed: int, count: int) -> None:
 def per_second(run: Callable[[int, int], None], seed: int, seconds: float) -> float:
     """Deals per second, best of ``ROUNDS`` rounds of about ``seconds`` each."""
     run(seed, 200)  # warm the capture cache
-    probe = time.perf_counter()
+    probe = time.process_time()
     run(seed, 200)
-    count = max(200, int(200 * seconds / (time.perf_counter() - probe)))
+    count = max(200, int(200 * seconds / (time.process_time() - probe)))
     best = 0.0
     for r in range(ROUNDS):
-        start = time.perf_counter()
+        start = time.process_time()
         run(seed + r, count)
-        best = max(best, count / (time.perf_counter() - start))
+        best = max(best, count / (time.process_time() - start))
     return best
 
 
@@ -113,11 +114,11 @@ def microseconds(calls: list[Callable[[], object]], rounds: int) -> float:
     """Microseconds per call, each call made ``rounds`` times; the best of ``ROUNDS``."""
     best = float("inf")
     for _ in range(ROUNDS):
-        start = time.perf_counter()
+        start = time.process_time()
         for _ in range(rounds):
             for call in calls:
                 call()
-        best = min(best, (time.perf_counter() - start) / (rounds * len(calls)) * 1e6)
+        best = min(best, (time.process_time() - start) / (rounds * len(calls)) * 1e6)
     return best
 
 

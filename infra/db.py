@@ -33,20 +33,29 @@ class DatabaseUnavailable(Exception):
     """The database cannot be reached or did not answer in time (a 503, not a 500)."""
 
 
+# The plain forms, as in a DATABASE_URL, mean the async drivers: the only ones we use.
+_ASYNC_DRIVERS = {
+    "postgres": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "sqlite": "sqlite+aiosqlite",
+}
+
+
 def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncEngine:
-    """An engine for ``postgresql+asyncpg://...`` or ``sqlite+aiosqlite:///path``."""
-    backend = make_url(url).get_backend_name()
+    """An engine for ``postgresql+asyncpg://...`` or ``sqlite+aiosqlite:///path`` (the
+    driver may be left out)."""
+    parsed = make_url(url)
+    parsed = parsed.set(drivername=_ASYNC_DRIVERS.get(parsed.drivername, parsed.drivername))
+    backend = parsed.get_backend_name()
     if backend == "postgresql":
         return create_async_engine(
-            url,
+            parsed,
             pool_pre_ping=True,
             pool_timeout=CONNECT_TIMEOUT + command_timeout,
             connect_args={"timeout": CONNECT_TIMEOUT, "command_timeout": command_timeout},
         )
     if backend == "sqlite":
-        engine = create_async_engine(
-            url, pool_pre_ping=True, connect_args={"timeout": SQLITE_BUSY_MS / 1000}
-        )
+        engine = create_async_engine(parsed, pool_pre_ping=True)
         event.listen(engine.sync_engine, "connect", _sqlite_connect)
         event.listen(engine.sync_engine, "begin", _sqlite_begin)
         return engine

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Sequence
 
+import asyncpg
 import pytest
 
 from domain.events import StoredEvent
@@ -473,3 +474,59 @@ async def _aiosqlite_threads_done() -> None:
     while any("_connection_worker_thread" in t.name for t in threading.enumerate()):
         assert time.monotonic() < deadline, "aiosqlite threads left running"
         await asyncio.sleep(0.01)
+
+
+def _dsn(url: str) -> str:
+    return url.replace("postgresql+asyncpg://", "postgresql://")
+
+
+@pytest.mark.postgres
+async def test_the_store_outlives_its_connections_being_dropped(postgres_url: str) -> None:
+    engine = make_engine(postgres_url)
+    store = SqlMatchStore(engine)
+    try:
+        await stored(store, "m1")
+        admin = await asyncpg.connect(_dsn(postgres_url))
+        try:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        finally:
+            await admin.close()
+
+        assert await store.get("m1") is not None
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_a_statement_stuck_on_a_lock_is_unavailable_soon(postgres_url: str) -> None:
+    engine = make_engine(postgres_url, command_timeout=0.5)
+    store = SqlMatchStore(engine)
+    try:
+        initial = await stored(store, "m1")
+        state, events = advance(initial)
+        blocker = await asyncpg.connect(_dsn(postgres_url))
+        try:
+            async with blocker.transaction():
+                await blocker.execute("SELECT 1 FROM matches WHERE id = 'm1' FOR UPDATE")
+                started = time.monotonic()
+                with pytest.raises(DatabaseUnavailable):
+                    await store.save("m1", 0, state, events)
+                assert time.monotonic() - started < 3
+        finally:
+            await blocker.close()
+
+        await store.save("m1", 0, state, events)
+    finally:
+        await engine.dispose()
+
+
+async def test_a_plain_url_means_the_async_driver(sqlite_url: str) -> None:
+    engine = make_engine(sqlite_url.replace("sqlite+aiosqlite:", "sqlite:"))
+    try:
+        await SqlMatchStore(engine).ping()
+        assert engine.dialect.driver == "aiosqlite"
+    finally:
+        await engine.dispose()

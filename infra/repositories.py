@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import msgspec
@@ -48,12 +48,12 @@ R = TypeVar("R")
 
 
 def _reaching_database(
-    method: Callable[Concatenate[SqlMatchStore, P], Awaitable[R]],
-) -> Callable[Concatenate[SqlMatchStore, P], Awaitable[R]]:
+    method: Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]]:
     @functools.wraps(method)
-    async def guarded(self: SqlMatchStore, *args: P.args, **kwargs: P.kwargs) -> R:
+    async def guarded(store: SqlMatchStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return await method(self, *args, **kwargs)
+            return await method(store, *args, **kwargs)
         except Exception as error:
             if is_unavailable(error):
                 raise DatabaseUnavailable(str(error)) from error

@@ -84,9 +84,8 @@ def diamond_sequence(pile: Sequence[int]) -> int:
     return length if length >= 3 else 0
 
 
-# A pile as a 40-bit mask (bit ``card``): a suit is 10 bits, in rank order A..K.
+# A pile as a 40-bit mask (bit ``card``): each suit is 10 bits (0x3FF), ranks A..K.
 _BIT: tuple[int, ...] = tuple(1 << card for card in DECK)
-_SUIT_BITS = 0x3FF
 # The best primiera value among the ranks set in one suit's 10 bits; 0 for none.
 _BEST_IN_SUIT: tuple[int, ...] = tuple(
     max((PRIMIERA[rank] for rank in range(10) if bits >> rank & 1), default=0)

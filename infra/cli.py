@@ -1,0 +1,95 @@
+"""The ``scopa`` command: serve, migrate, openapi, tournament."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+
+import uvicorn
+
+from api.app import openapi_document
+from infra import logging as json_logging
+from infra.app_factory import build_app
+from infra.db import DatabaseUnavailable
+from infra.migrate import migrate
+from infra.settings import Settings, SettingsError
+from infra.tournament import main as tournament
+
+log = logging.getLogger("scopa")
+
+OPENAPI_PATH = Path("openapi/openapi.json")
+
+
+def render_openapi() -> str:
+    """The published document, byte-stable: sorted keys, two-space indent."""
+    document = openapi_document(build_app(Settings()))
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _serve(settings: Settings, host: str, port: int) -> int:
+    asyncio.run(migrate(settings.database_url))
+    log.info("serving on http://%s:%d", host, port)
+    # uvicorn's access log prints query strings, ?token= included: ours is in the app.
+    uvicorn.run(build_app(settings), host=host, port=port, log_config=None, access_log=False)
+    return 0
+
+
+def _openapi(output: Path, check: bool) -> int:
+    text = render_openapi()
+    if check:
+        if not output.exists() or output.read_text() != text:
+            print(f"{output} is stale: run `scopa openapi`", file=sys.stderr)
+            return 1
+        return 0
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text)
+    return 0
+
+
+def _parser(settings: Settings) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="scopa", description="The Scopa game server")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="migrate the database, then serve the API")
+    serve.add_argument("--host", default=settings.host)
+    serve.add_argument("--port", type=int, default=settings.port)
+    commands.add_parser("migrate", help="bring the database schema up to date")
+    openapi = commands.add_parser("openapi", help="write the OpenAPI document")
+    openapi.add_argument("--output", type=Path, default=OPENAPI_PATH)
+    openapi.add_argument(
+        "--check", action="store_true", help="fail if the file differs instead of writing it"
+    )
+    commands.add_parser(
+        "tournament", help="AI against AI (options: scopa tournament --help)", add_help=False
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else argv
+    try:
+        settings = Settings.from_env()
+    except SettingsError as error:
+        print(f"scopa: {error}", file=sys.stderr)
+        return 2
+    if args_in[:1] == ["tournament"]:
+        return tournament(args_in[1:])
+    args = _parser(settings).parse_args(args_in)
+    json_logging.configure(settings.log_level)
+    try:
+        if args.command == "serve":
+            return _serve(settings, args.host, args.port)
+        if args.command == "migrate":
+            asyncio.run(migrate(settings.database_url))
+            return 0
+        return _openapi(args.output, args.check)
+    except DatabaseUnavailable as error:
+        log.error("the database does not answer: %s", error)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,15 +11,33 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
+from domain.cards import parse_card
+from domain.match import Seat
+from domain.service import MatchService, Setup
 from infra.app_factory import build_app
+from infra.db import make_engine
+from infra.notify import LocalEventBus
+from infra.repositories import SqlMatchStore
 from infra.settings import Settings
-from tests.api.support import FIXED_MATCH, Client, bearer, create, play_out, problem_type, tokens
+from tests.api.support import (
+    DECK,
+    FIXED_MATCH,
+    Client,
+    bearer,
+    create,
+    play_out,
+    problem_type,
+    tokens,
+)
+from tests.fakes import FirstMoveAi
 
 
 @asynccontextmanager
-async def serving(database_url: str) -> AsyncIterator[Client]:
+async def serving(database_url: str, ai_workers: int = 0) -> AsyncIterator[Client]:
     """One server process: the app with its start-up and shut-down hooks run."""
-    settings = Settings(database_url=database_url, rate_limit=0, ai_workers=0, stream_seconds=2)
+    settings = Settings(
+        database_url=database_url, rate_limit=0, ai_workers=ai_workers, stream_seconds=2
+    )
     app = build_app(settings)
     for hook in app.on_startup:
         await hook()
@@ -182,3 +200,23 @@ async def test_an_unreachable_database_is_503_quickly() -> None:
         assert answer.status_code == 503
         assert time.monotonic() - started < 10
         assert (await client.get("/health")).status_code == 200
+
+
+async def test_a_restarted_server_plays_pending_ai_turns_within_2_s(database_url: str) -> None:
+    # Stored by a process that died before its AI moved: no runner is told of it.
+    engine = make_engine(database_url)
+    try:
+        dead = MatchService(SqlMatchStore(engine), LocalEventBus(), ai=FirstMoveAi())
+        setup = Setup(
+            seats=(Seat("human"), Seat("ai", "hard")),
+            decks=(tuple(parse_card(c) for c in DECK),),
+            first_dealer=0,
+        )
+        created = await dead.create(setup, None, "fp")
+    finally:
+        await engine.dispose()
+    started = time.monotonic()
+    async with serving(database_url, ai_workers=1) as client:
+        while (await client.get(f"/v1/matches/{created.match.id}")).json()["version"] == 0:
+            assert time.monotonic() - started < 2
+            await asyncio.sleep(0.02)

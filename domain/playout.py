@@ -58,11 +58,16 @@ def play_out(deal: Deal, pick: Pick) -> None:
             for card in hand:
                 n += moves[value[card]]
             i = pick(n)
-            for card in hand:
-                m = moves[value[card]]
-                if i < m:
-                    break
-                i -= m
+            if n == len(hand):
+                # One move per card, the usual case: the index is the card's.
+                card = hand[i]
+                i = 0
+            else:
+                for card in hand:
+                    m = moves[value[card]]
+                    if i < m:
+                        break
+                    i -= m
             v = value[card]
         hand.remove(card)
         by_value = takes[v]

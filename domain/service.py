@@ -240,7 +240,8 @@ class MatchService:
         # Ids are random url-safe strings of one length: anything else is simply unknown.
         record = await self.store.get(match_id) if _MATCH_ID.fullmatch(match_id) else None
         if record is None:
-            raise MatchNotFound(f"no match {match_id!r}")
+            # Not echoing the id: it is whatever the caller put in the path.
+            raise MatchNotFound("no such match")
         return record
 
     async def caller(self, match_id: str, token: str | None, *, required: bool = False) -> Caller:

@@ -1,6 +1,7 @@
 """The real server process on a fresh Postgres database, for tests that go over the wire.
 
-``serve()`` starts ``scopa serve`` on a free loopback port and waits for ``/ready``;
+``serve()`` starts ``scopa serve`` on a free loopback port and waits for ``/ready``
+(``serve(server.database_url)``: another process on the same database);
 ``Server.stop()`` ends it with SIGTERM, as a process manager would, and says whether it
 shut down cleanly. Whatever a test does, the process is gone when the test ends.
 """
@@ -35,6 +36,7 @@ def free_port() -> int:
 class Server:
     process: subprocess.Popen[bytes]
     base_url: str
+    database_url: str
     log: Path
 
     def log_text(self) -> str:
@@ -76,16 +78,17 @@ def _wait_ready(server: Server) -> None:
 @pytest.fixture
 def serve(
     new_postgres_database: Callable[[], str], tmp_path: Path
-) -> Iterator[Callable[[], Server]]:
-    """Call it for a running server on a database of its own."""
+) -> Iterator[Callable[..., Server]]:
+    """Call it for a running server on a database of its own, or on the one given."""
     started: list[Server] = []
 
-    def start() -> Server:
+    def start(database_url: str | None = None) -> Server:
+        database_url = database_url or new_postgres_database()
         port = free_port()
         log = tmp_path / f"server-{port}.log"
         env = {
             **os.environ,
-            "SCOPA_DATABASE_URL": new_postgres_database(),
+            "SCOPA_DATABASE_URL": database_url,
             "SCOPA_RATE_LIMIT": "0",
             # Human seats only: one worker keeps the AI pool from taking the shared cores.
             "SCOPA_AI_WORKERS": "1",
@@ -102,7 +105,7 @@ def serve(
                 stdout=sink,
                 stderr=subprocess.STDOUT,
             )
-        server = Server(process, f"http://127.0.0.1:{port}", log)
+        server = Server(process, f"http://127.0.0.1:{port}", database_url, log)
         started.append(server)
         _wait_ready(server)
         return server

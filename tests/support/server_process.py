@@ -1,0 +1,129 @@
+"""The real server process, for tests that go over the wire.
+
+``start_server(database_url, folder)`` runs ``scopa serve`` on a free loopback port and
+waits for ``/ready``. ``Server.stop()`` ends it with SIGTERM, as a process manager would,
+and says whether it shut down cleanly; ``Server.kill()`` is a crash: SIGKILL to the server
+and the AI worker processes it started, with no chance to clean up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_SECONDS = 60.0
+STOP_SECONDS = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    base_url: str
+    database_url: str
+    log: Path
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> int:
+        """SIGTERM, then SIGKILL if it hangs; the exit code (uvicorn re-raises the SIGTERM
+        it handled, so a clean stop is 0 or -15)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._kill_group()
+        return self.process.returncode
+
+    def kill(self) -> None:
+        """A crash: the whole process group at once, as when a machine or container dies."""
+        self._kill_group()
+        self.process.wait()
+
+    def _kill_group(self) -> None:
+        # The server leads a session of its own, so its group is exactly the server and
+        # the AI workers it forked; nothing else is reached.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+    def assert_stops_cleanly(self) -> None:
+        code = self.stop()
+        assert code in (0, -signal.SIGTERM), self.log_text()[-4000:]
+        assert "Application shutdown complete" in self.log_text()
+
+    def wait_ready(self, seconds: float = READY_SECONDS) -> None:
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                if httpx.get(f"{self.base_url}/ready", timeout=2).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if self.process.poll() is not None:
+                pytest.fail(f"the server exited before it was ready:\n{self.log_text()[-4000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"not ready in {seconds:.0f} s:\n{self.log_text()[-4000:]}")
+            time.sleep(0.1)
+
+
+def start_server(
+    database_url: str,
+    folder: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    port: int | None = None,
+    wait: bool = True,
+) -> Server:
+    """``scopa serve`` on ``database_url``, its log in ``folder``; ``env`` adds to or
+    overrides the defaults below. The caller stops or kills it in a ``finally``."""
+    port = port or free_port()
+    log = folder / f"server-{port}-{time.monotonic_ns()}.log"
+    full_env = {
+        **os.environ,
+        "SCOPA_DATABASE_URL": database_url,
+        "SCOPA_RATE_LIMIT": "0",
+        # Human seats only by default: one worker keeps the AI pool off the shared cores.
+        "SCOPA_AI_WORKERS": "1",
+        **(env or {}),
+    }
+    # `python -m infra.cli` is the `scopa` entry point, run from this checkout: an
+    # installed copy of the package could be older than the code under test.
+    command = [sys.executable, "-m", "infra.cli", "serve", "--host", "127.0.0.1"]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [*command, "--port", str(port)],
+            cwd=ROOT,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    server = Server(process, f"http://127.0.0.1:{port}", database_url, log)
+    if wait:
+        try:
+            server.wait_ready()
+        except BaseException:
+            server.kill()
+            raise
+    return server

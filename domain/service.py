@@ -41,7 +41,7 @@ from domain.ports import (
     StoredAnswer,
     VersionConflict,
 )
-from domain.rules import make_rules
+from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
 from domain.views import MatchView, MoveView, match_view, seat_moves
 
@@ -288,17 +288,27 @@ class MatchService:
         return await self._once("create", key, fingerprint, Created, run)
 
     def _new_state(self, setup: Setup) -> tuple[MatchState, list[StoredEvent]]:
+        """The new match, or InvalidSetup naming every impossible field at once."""
+        problems: list[tuple[str, str]] = []
         if self.ai is None:
-            unplayable = [
+            problems.extend(
                 (f"seats[{i}].kind", "this server has no AI players")
                 for i, s in enumerate(setup.seats)
                 if s.kind == "ai"
-            ]
-            if unplayable:
-                raise InvalidSetup(unplayable)
-        rules = make_rules(players=len(setup.seats), **setup.rules)
+            )
+        try:
+            rules = make_rules(players=len(setup.seats), **setup.rules)
+        except InvalidSetup as refused:
+            problems.extend(refused.problems)
+            rules = Rules()  # the defaults, so the rest of the setup is checked too
         seed = setup.seed if setup.seed is not None else secrets.randbits(_SEED_BITS)
-        return new_match(rules, setup.seats, seed, setup.decks, setup.first_dealer)
+        try:
+            created = new_match(rules, setup.seats, seed, setup.decks, setup.first_dealer)
+        except InvalidSetup as refused:
+            problems.extend(p for p in refused.problems if p not in problems)
+        if problems:
+            raise InvalidSetup(problems)
+        return created
 
     async def join(self, match_id: str, seat: int, key: str | None, fingerprint: str) -> Joined:
         record = await self.load(match_id)

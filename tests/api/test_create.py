@@ -166,6 +166,15 @@ async def test_oversized_body_is_413(client: Client) -> None:
         ),
         ({"seats": [{"kind": "human"}] * 2, "first_dealer": 2}, ["first_dealer"]),
         ({"seats": [{"kind": "human"}] * 4, "first_dealer": 4}, ["first_dealer"]),
+        (
+            {
+                "seats": [{"kind": "human"}] * 3,
+                "rules": {"capture": "fifteen", "ace_sweeps": "sweep"},
+                "decks": [DECK[:-1] + DECK[:1]],
+                "first_dealer": 3,
+            },
+            ["seats", "rules.ace_sweeps", "decks[0]", "first_dealer"],
+        ),
     ],
 )
 async def test_impossible_setups_are_422_naming_the_field(

@@ -44,7 +44,7 @@ def decide(
     """The move ``level`` plays for ``seat`` (whose turn it must be).
 
     Only the expert uses the budget. With ``budget_ms`` None it reads no clock: it plays
-    ``samples`` sampled deals (by default as many as take about 100 ms on one core), so
+    ``samples`` sampled deals (by default as many as take about 40 ms on one core), so
     the same arguments give the same move. With ``budget_ms`` it samples until the clock
     says the time is up (at most ``samples``, else 600), so the move may vary with load.
     """

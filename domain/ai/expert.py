@@ -25,8 +25,8 @@ from domain.scoring import deal_points
 MAX_SAMPLES = 600
 MIN_SAMPLES = 8
 # Without a clock, samples are sized by work: candidate moves x plays left x samples.
-# This many simulated plays take about 100 ms on one core of the reference machine.
-DEFAULT_WORK = 6000
+# This many simulated plays take about 40 ms on one core of the reference machine.
+DEFAULT_WORK = 12000
 # How many deal points winning the match outright is worth against playing on.
 MATCH_WEIGHT = 8.0
 

@@ -1,0 +1,305 @@
+"""How fast the real server plays moves over HTTP on Postgres, against bare Litestar.
+
+    python -m bench.api [--seconds 15] [--warmup 3] [--matches 50]
+
+Needs wrk (``apt-get install wrk``). Creates a Postgres database of its own
+(``SCOPA_BENCH_PG``, default the local server as user postgres), migrates it with
+``scopa migrate``, starts ``scopa serve`` on it with ``SCOPA_RATE_LIMIT=0`` (every other
+setting at its default), creates the matches (two human seats each) and has wrk play
+them: one wrk thread and one keep-alive connection per match, playing both seats in
+turn (bench/wrk_client.lua says how), for the warm-up and then the measured seconds.
+Then, in the same run, the same client at the same concurrency asks bench/bare_app.py (a
+Litestar route returning a small JSON object, served by the same uvicorn settings) for
+``bare_rps``. The database is dropped and both servers stopped at the end.
+
+The client is wrk with a Lua script, not a Python client: on two cores a Python client
+(httpx, or even a minimal one on asyncio streams) spends more CPU per request than bare
+Litestar does, and capped ``bare_rps`` at about a third of what wrk measures. The client
+still shares the machine's cores with the server and Postgres, so the run also reports
+each server process's own CPU time per request (Linux ``/proc``): the figure a busy
+machine disturbs least.
+
+Figures count what completed inside the measured window: ``moves_per_s``, ``p50_ms`` and
+``p99_ms`` the accepted POST moves (200), ``requests_per_s`` every request of the move run
+(moves, the 422s of ambiguous captures, GETs, creates). The last line is one JSON object
+with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import platform
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parents[1]
+CLIENT = ROOT / "bench" / "wrk_client.lua"
+ADMIN_DSN = os.environ.get("SCOPA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
+HOST = "127.0.0.1"
+READY_SECONDS = 60.0
+
+
+class BenchError(Exception):
+    """Something the bench did not expect: the run would not measure what it says."""
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far, or None without Linux's /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sleep_until(moment: float) -> None:
+    time.sleep(max(0.0, moment - time.perf_counter()))
+
+
+def load(
+    port: int, server: subprocess.Popen[bytes], args: argparse.Namespace, client_args: list[str]
+) -> dict[str, Any]:
+    """wrk against ``port`` for warm-up + seconds; the figures of the measured window."""
+    logs = Path(client_args[-1])
+    total = args.warmup + args.seconds
+    command = ["wrk", f"-t{args.matches}", f"-c{args.matches}", f"-d{math.ceil(total)}s"]
+    command += ["--timeout", "60s", "-s", str(CLIENT), f"http://{HOST}:{port}", "--"]
+    begin = time.perf_counter()
+    wrk = subprocess.Popen(
+        [*command, *client_args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        low, high = begin + args.warmup, begin + total
+        sleep_until(low)
+        cpu_before = cpu_seconds(server.pid)
+        sleep_until(high)
+        cpu_after = cpu_seconds(server.pid)
+        output, _ = wrk.communicate(timeout=total + 120)
+    finally:
+        if wrk.poll() is None:
+            wrk.kill()
+            wrk.wait()
+    if wrk.returncode:
+        raise BenchError(f"wrk failed:\n{output}")
+
+    latencies: list[float] = []
+    kinds: Counter[str] = Counter()
+    for path in logs.glob("thread-*.log"):
+        for line in path.read_text().splitlines():
+            end_text, latency_text, kind = line.split()
+            if low <= float(end_text) <= high:
+                kinds[kind] += 1
+                if kind in ("move", "bare"):
+                    latencies.append(float(latency_text))
+    errors = {kind: n for kind, n in kinds.items() if kind.startswith("error")}
+    if errors or not latencies:
+        raise BenchError(f"unexpected answers {errors} or none timed:\n{output}")
+    latencies.sort()
+    seconds = high - low
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return {
+        "per_s": len(latencies) / seconds,
+        "requests_per_s": kinds.total() / seconds,
+        "p50_ms": percentile(latencies, 0.50) * 1000,
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+        "kinds": dict(kinds),
+        "cpu_ms_each": None if cpu is None else cpu * 1000 / len(latencies),
+        "cpu_share": None if cpu is None else cpu / seconds,
+    }
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(q * len(sorted_values)))]
+
+
+def create_matches(port: int, count: int, path: Path) -> None:
+    """The matches wrk plays, one line each: id, seat 0's token, seat 1's, whose turn."""
+    lines = []
+    body = json.dumps({"seats": [{"kind": "human"}, {"kind": "human"}]}).encode()
+    for _ in range(count):
+        request = urllib.request.Request(
+            f"http://{HOST}:{port}/v1/matches",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            created = json.load(answer)
+        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+        match = created["match"]
+        lines.append(f"{match['id']} {tokens[0]} {tokens[1]} {match['turn']}\n")
+    path.write_text("".join(lines))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as sink:
+        return subprocess.Popen(
+            [sys.executable, *argv],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_ready(port: int, path: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + READY_SECONDS
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{port}{path}", timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise BenchError(f"server on :{port} not ready:\n{log.read_text()[-3000:]}")
+        time.sleep(0.1)
+
+
+async def admin(statement: str) -> None:
+    conn = await asyncpg.connect(ADMIN_DSN, timeout=5)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+def database_url(name: str) -> str:
+    url = make_url(ADMIN_DSN).set(drivername="postgresql+asyncpg", database=name)
+    return url.render_as_string(hide_password=False)
+
+
+def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    name = f"scopa_bench_{secrets.token_hex(4)}"
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    servers: list[subprocess.Popen[bytes]] = []
+    try:
+        env = {"SCOPA_DATABASE_URL": database_url(name), "SCOPA_RATE_LIMIT": "0"}
+        # `python -m infra.cli` is `scopa`, from this checkout rather than an installed copy.
+        migrated = subprocess.run(
+            [sys.executable, "-m", "infra.cli", "migrate"],
+            cwd=ROOT,
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if migrated.returncode:
+            raise BenchError(f"scopa migrate failed:\n{migrated.stderr}")
+
+        port, log = free_port(), folder / "scopa.log"
+        serve = ["-m", "infra.cli", "serve", "--host", HOST, "--port", str(port)]
+        servers.append(start(serve, env, log))
+        wait_ready(port, "/ready", servers[-1], log)
+        matches = folder / "matches.txt"
+        create_matches(port, args.matches, matches)
+        (folder / "moves").mkdir()
+        moves = load(port, servers[-1], args, ["moves", str(matches), str(folder / "moves")])
+        stop(servers.pop())
+
+        port, log = free_port(), folder / "bare.log"
+        servers.append(start(["-m", "bench.bare_app", "--port", str(port)], {}, log))
+        wait_ready(port, "/", servers[-1], log)
+        (folder / "bare").mkdir()
+        bare = load(port, servers[-1], args, ["bare", "-", str(folder / "bare")])
+    finally:
+        for server in servers:
+            stop(server)
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+    def rounded(value: float | None, digits: int = 3) -> float | None:
+        return None if value is None else round(value, digits)
+
+    return {
+        "moves_per_s": round(moves["per_s"], 1),
+        "p50_ms": round(moves["p50_ms"], 2),
+        "p99_ms": round(moves["p99_ms"], 2),
+        "bare_rps": round(bare["per_s"], 1),
+        "ratio": round(moves["per_s"] / bare["per_s"], 4),
+        "requests_per_s": round(moves["requests_per_s"], 1),
+        "requests": moves["kinds"],
+        "server_cpu_ms_per_move": rounded(moves["cpu_ms_each"]),
+        "server_cpu_share": rounded(moves["cpu_share"], 2),
+        "bare_p50_ms": round(bare["p50_ms"], 2),
+        "bare_p99_ms": round(bare["p99_ms"], 2),
+        "bare_server_cpu_ms_per_request": rounded(bare["cpu_ms_each"]),
+        "bare_server_cpu_share": rounded(bare["cpu_share"], 2),
+        "connections": args.matches,
+        "seconds": args.seconds,
+        "warmup": args.warmup,
+        "client": "wrk + bench/wrk_client.lua, one thread per keep-alive connection",
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--matches", type=int, default=50, help="and connections")
+    args = parser.parse_args(argv)
+    if shutil.which("wrk") is None:
+        print("bench.api needs wrk: apt-get install wrk", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="scopa-bench-") as folder:
+        figures = bench(args, Path(folder))
+    print(
+        f"moves: {figures['moves_per_s']:.0f}/s on {args.matches} matches at once, "
+        f"POST move p50 {figures['p50_ms']:.1f} ms, p99 {figures['p99_ms']:.1f} ms "
+        f"({figures['requests_per_s']:.0f} requests/s in all: {figures['requests']})"
+    )
+    if figures["server_cpu_ms_per_move"] is not None:
+        print(
+            f"  server CPU: {figures['server_cpu_ms_per_move']:.2f} ms a move, "
+            f"{figures['server_cpu_share']:.0%} of one core"
+        )
+    print(
+        f"bare Litestar: {figures['bare_rps']:.0f} requests/s, "
+        f"p50 {figures['bare_p50_ms']:.1f} ms, p99 {figures['bare_p99_ms']:.1f} ms"
+    )
+    if figures["bare_server_cpu_ms_per_request"] is not None:
+        print(
+            f"  server CPU: {figures['bare_server_cpu_ms_per_request']:.3f} ms a request, "
+            f"{figures['bare_server_cpu_share']:.0%} of one core"
+        )
+    print(f"moves/s over bare requests/s: {figures['ratio']:.1%}")
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

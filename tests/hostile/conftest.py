@@ -3,33 +3,25 @@
 When ``SCOPA_RELIABILITY_LOG`` names a file, every hostile test that asks for the
 ``reliability_log`` fixture appends ONE JSON line to it when it ends:
 ``{"check", "cases", "requests", "faults", "moves_lost", "failures", "notes"}``.
-The test fills in the figures as it goes; a test that fails counts at least one failure
-whatever it wrote, and a skipped test writes nothing. ``bench/reliability.py`` renders
-the lines as docs/reliability.md.
+The record is ``tests.support.reliability.ReliabilityRecord`` (import it from there for
+annotations); the test fills in the figures as it goes; a test that fails counts at
+least one failure whatever it wrote, and a skipped test writes nothing.
+``bench/reliability.py`` renders the lines as docs/reliability.md.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Generator, Iterator
-from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import pytest
 
-LOG_VARIABLE = "SCOPA_RELIABILITY_LOG"
+from tests.support.reliability import LOG_VARIABLE, ReliabilityRecord
+
+__all__ = ["ReliabilityRecord", "reliability_log"]
+
 _OUTCOME = pytest.StashKey[str]()
-
-
-@dataclass
-class ReliabilityRecord:
-    check: str
-    cases: int = 0  # inputs or scenarios generated and run
-    requests: int = 0  # HTTP requests sent
-    faults: int = 0  # faults injected: killed connections, database stops, crashes
-    moves_lost: int = 0  # acknowledged moves missing from the event log afterwards
-    failures: int = 0  # wrong answers found (a failing test counts at least one)
-    notes: str = ""
 
 
 @pytest.hookimpl(wrapper=True)
@@ -53,5 +45,4 @@ def reliability_log(request: pytest.FixtureRequest) -> Iterator[ReliabilityRecor
         return
     if outcome == "failed":
         record.failures = max(record.failures, 1)
-    with open(path, "a", encoding="utf-8") as log:
-        log.write(json.dumps(asdict(record), sort_keys=True) + "\n")
+    record.append_to(Path(path))

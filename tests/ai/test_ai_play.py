@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import statistics
+import time
 
 import pytest
 
@@ -13,7 +14,7 @@ from domain.ai.hard import expected_best
 from domain.ai.match_odds import match_odds
 from domain.ai.playout import play_out, policy_move
 from domain.cards import NAME
-from domain.match import MatchState, current_deal
+from domain.match import MatchState, current_deal, legal_moves
 from domain.rules import make_rules
 from tests.ai.positions import VARIANTS, position, random_positions, rules_for
 
@@ -94,3 +95,32 @@ def test_match_odds_favour_the_leader_and_are_symmetric() -> None:
     assert near(1, 1) == 1.0  # 11 against 10: the higher total wins
     assert near(0, 2) == 0.0
     assert near(1, 2) == 0.5  # 11 all: another deal, an even chance
+
+
+def test_expert_within_a_small_time_budget() -> None:
+    ticks = iter(range(10**6))
+    state = position(["7C KS 2H", "AC 4C 5C"], "3D 6H QC JH")
+    # A clock that moves 1 ms each time it is read, once a sample after the first eight: the
+    # 27 ms it may spend (nine tenths of 30) end the sampling long before the cap of 600.
+    d = decide(state, 0, "expert", 5, budget_ms=30, clock=lambda: next(ticks) / 1000)
+    assert (d.card, d.capture) in {(m.card, m.capture) for m in legal_moves(state)}
+    sampled = int(d.reason.split(" over ")[1].split()[0])
+    assert 8 + 20 <= sampled <= 8 + 27
+
+
+def test_expert_with_a_real_clock_is_legal_and_prompt() -> None:
+    for i, state in enumerate(random_positions(rules_for("classic"), 2, seed=41, count=12)):
+        assert state.turn is not None
+        start = time.perf_counter()
+        d = decide(state, state.turn, "expert", i, budget_ms=10)
+        assert time.perf_counter() - start < 1.0
+        assert (d.card, d.capture) in {(m.card, m.capture) for m in legal_moves(state)}
+
+
+def test_expert_solves_the_last_cards_exactly() -> None:
+    # The stock is gone and the rival's 5 is the only unseen card: 7 sweeps 5+2, and the
+    # 5 and 2 that follow are left to the last capturer.
+    state = position(["7C 2H", "5S"], "5C 2C", stock=0)
+    d = decide(state, 0, "expert", 1)
+    assert (NAME[d.card], sorted(NAME[c] for c in d.capture)) == ("7C", ["2C", "5C"])
+    assert d.reason.endswith("the rest of the deal worked out exactly")

@@ -76,9 +76,9 @@ class _Situation:
     def leaves_sweep(self, table: tuple[int, ...]) -> bool:
         if not table:
             return False
-        values = {VALUE[u] for u in self.unseen}
-        for v in values:
-            card = next(u for u in self.unseen if VALUE[u] == v)
+        # What a card may take depends on its value alone: one card of each value will do.
+        by_value = {VALUE[u]: u for u in self.unseen}
+        for v, card in by_value.items():
             for taken in capture_options(table, card, self.fifteen, self.aces):
                 if len(taken) == len(table) and not (self.aces == 2 and v == 1):
                     return True

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain.ai import LEVELS, UnknownLevel, decide
 from domain.errors import MatchNotActive, NotYourTurn
@@ -81,3 +83,19 @@ def test_a_finished_match_has_no_move() -> None:
     state = _play_out(fresh_match(rules_for("classic"), 2, 2), ["easy", "easy"], 0)
     with pytest.raises(MatchNotActive):
         decide(state, 0, "hard", 0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**63 - 1),
+    variant=st.sampled_from(sorted(VARIANTS)),
+    four=st.booleans(),
+    moves=st.integers(0, 60),
+)
+def test_any_position_gets_a_legal_move(seed: int, variant: str, four: bool, moves: int) -> None:
+    players = 4 if four and variant != "six_cards" else 2
+    *_, state = random_positions(rules_for(variant, players), players, seed, moves + 1)
+    legal = {(m.card, m.capture) for m in legal_moves(state)}
+    for level in LEVELS:
+        card, capture, _ = _decide(state, level, seed)
+        assert (card, capture) in legal

@@ -38,6 +38,7 @@ class TournamentResult(msgspec.Struct, frozen=True):
 
 
 def match_seeds(seed: int, pairs: int) -> list[int]:
+    """One match seed per duplicate pair (a match seed is at most 2**63 - 1)."""
     rng = SplitMix64(seed)
     return [rng.next64() >> 1 for _ in range(pairs)]
 
@@ -52,6 +53,7 @@ def play_match(
     """One match, seat ``i`` played by ``levels[i]``; the decision times by seat, in ms."""
     state, _ = new_match(rules, [Seat("ai", lv) for lv in levels], seed)
     times: list[list[float]] = [[] for _ in levels]
+    # The AIs' own draws come from a stream apart from the match's shuffles.
     move_seeds = SplitMix64(seed ^ 0x5DEECE66D)
     while state.status == "active":
         seat = state.turn

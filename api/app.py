@@ -25,7 +25,7 @@ from api.controllers.moves import MoveController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.errors import ProblemHandler
-from api.middleware import RequestLog, add_request_id
+from api.middleware import RequestLog, add_request_id, complete_allow
 from api.openapi import complete
 from api.ratelimit import RateLimiter
 from domain.service import MatchService
@@ -160,7 +160,7 @@ def create_app(
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
         middleware=[RequestLog(), prometheus.middleware],
-        before_send=[add_request_id],
+        before_send=[add_request_id, complete_allow],
         cors_config=cors,
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,

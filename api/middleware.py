@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.middleware import ASGIMiddleware
+from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -43,6 +44,21 @@ async def add_request_id(message: Message, scope: Scope) -> None:
     """before_send hook: every answer, the router's own 404s included, names its request."""
     if message["type"] == "http.response.start":
         MutableScopeHeaders.from_message(message)["X-Request-ID"] = request_id(scope)
+
+
+async def complete_allow(message: Message, scope: Scope) -> None:
+    """before_send hook: Litestar 2 answers OPTIONS with the methods of the first handler
+    registered on a path only (litestar#4169, fixed in Litestar 3); name them all."""
+    if message["type"] != "http.response.start" or scope.get("method") != "OPTIONS":
+        return
+    headers = MutableScopeHeaders.from_message(message)
+    if "allow" not in headers:
+        return
+    template = scope.get("path_template")
+    for route in scope["litestar_app"].routes:
+        if isinstance(route, HTTPRoute) and route.path_format == template:
+            headers["Allow"] = ", ".join(sorted(route.methods))
+            return
 
 
 class RequestLog(ASGIMiddleware):

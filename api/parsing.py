@@ -43,11 +43,23 @@ def fingerprint(raw: object) -> str:
     return hashlib.sha256(msgspec.json.encode(raw, order="sorted")).hexdigest()
 
 
+def _integral(value: Any) -> Any:
+    """JSON has one kind of number: 7.0 is the integer 7, as JSON Schema (and so the API
+    document) says; 7.5 stays a float, which no integer field takes."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    return value
+
+
 def decode_body(body: bytes, type_: type[T]) -> tuple[T, str]:
     """The body as ``type_``, strictly, and its fingerprint; a 400 naming the bad field."""
     try:
-        raw = msgspec.json.decode(body)
-        value = msgspec.json.decode(body, type=type_)
+        raw = _integral(msgspec.json.decode(body))
+        value = msgspec.convert(raw, type=type_)
     except msgspec.ValidationError as exc:
         name, reason = _param_name(str(exc))
         raise ApiError(VALIDATION, f"{name}: {reason}", [InvalidParam(name, reason)]) from exc

@@ -93,7 +93,7 @@ async def test_same_seed_same_deal(client: Client) -> None:
         ({"seats": [{"kind": "human"}] * 2, "rules": {"target": 0}}, "rules.target"),
         ({"seats": [{"kind": "human"}] * 2, "rules": {"target": 101}}, "rules.target"),
         ({"seats": [{"kind": "human"}] * 2, "rules": {"target": "11"}}, "rules.target"),
-        ({"seats": [{"kind": "human"}] * 2, "rules": {"target": 11.0}}, "rules.target"),
+        ({"seats": [{"kind": "human"}] * 2, "rules": {"target": 11.5}}, "rules.target"),
         ({"seats": [{"kind": "human"}] * 2, "rules": {"hand_size": 4}}, "rules.hand_size"),
         ({"seats": [{"kind": "human"}] * 2, "rules": {"capture": "all"}}, "rules.capture"),
         ({"seats": [{"kind": "human"}] * 2, "rules": {"speed": 1}}, "rules.speed"),

@@ -19,7 +19,8 @@ from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
 _REF = "#/components/schemas/{name}"
 _SSE = (
     "One message per event: `id:` its seq, `event:` its type, `data:` the event as JSON "
-    "(the Event schemas); comment lines keep a quiet stream alive"
+    "(the Event schemas); the first also carries `retry:`; comment lines keep a quiet "
+    "stream alive"
 )
 _STATUS_TEXT = {
     400: "The request is malformed (validation-error and kin)",
@@ -37,15 +38,141 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "playMove": (MoveRequest, True),
     "joinSeat": (JoinRequest, False),
 }
-# Where to go from a created match: its id is in the answer's body.
+_HUMAN = {"kind": "human"}
+_BODY_EXAMPLES: dict[str, dict[str, Any]] = {
+    "createMatch": {
+        "againstTheAi": {
+            "summary": "One player against the expert AI, default rules",
+            "value": {"seats": [_HUMAN, {"kind": "ai", "level": "expert"}]},
+        },
+        "twoPlayers": {
+            "summary": "Two players at one table, a chosen shuffle and dealer",
+            "value": {"seats": [_HUMAN, _HUMAN], "seed": 12345, "first_dealer": 0},
+        },
+        "fourPlayers": {
+            "summary": "Partners, one seat left open for someone to join",
+            "value": {
+                "seats": [_HUMAN, {"kind": "ai", "level": "easy"}, _HUMAN, {"kind": "open"}],
+                "rules": {"target": 21, "diamond_sequence": True},
+            },
+        },
+    },
+    "playMove": {
+        "takeTwo": {
+            "summary": "The 7 of diamonds takes the 3 of clubs and the 4 of hearts",
+            "value": {"card": "7D", "capture": ["3C", "4H"]},
+        },
+    },
+}
+# Links, so a client (and a stateful test) can go from an answer to the next request.
+# The create answer holds the match's id and the human seats' tokens; a request that
+# sent a token (the routes that require one declare it) passes it on.
 _MATCH_ID = "$response.body#/match/id"
+_VIEW_ID = "$response.body#/id"
+_SAME_TOKEN = "$request.header.Authorization"
+
+
+def _bearer(pointer: str) -> str:
+    return f"Bearer {{$response.body#{pointer}}}"
+
+
 _CREATE_LINKS = {
     "getMatch": {"operationId": "getMatch", "parameters": {"match_id": _MATCH_ID}},
-    "playMove": {"operationId": "playMove", "parameters": {"match_id": _MATCH_ID}},
-    "listEvents": {"operationId": "listEvents", "parameters": {"match_id": _MATCH_ID}},
-    "streamEvents": {"operationId": "streamEvents", "parameters": {"match_id": _MATCH_ID}},
-    "getScores": {"operationId": "getScores", "parameters": {"match_id": _MATCH_ID}},
-    "getHint": {"operationId": "getHint", "parameters": {"match_id": _MATCH_ID}},
+    "getMatchAsFirstSeat": {
+        "operationId": "getMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
+    },
+    "getHint": {
+        "operationId": "getHint",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
+    },
+    "getHintForSecondSeat": {
+        "operationId": "getHint",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/1/token")},
+    },
+    "playMove": {
+        "operationId": "playMove",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
+    },
+    "listEvents": {
+        "operationId": "listEvents",
+        "parameters": {"match_id": _MATCH_ID, "token": "$response.body#/tokens/0/token"},
+    },
+    "joinSeat": {
+        "operationId": "joinSeat",
+        "parameters": {"match_id": _MATCH_ID, "seat": "$response.body#/match/seats/1/seat"},
+    },
+}
+# A hint is a legal move of the seat to play: playing it is how a bot (or a stateful
+# test) goes on from a hint, with the token the hint was asked with.
+_HINT_LINKS = {
+    "playMove": {
+        "operationId": "playMove",
+        "description": "Play the move hinted",
+        "parameters": {"match_id": "$request.path.match_id", "header.Authorization": _SAME_TOKEN},
+        "requestBody": {"card": "$response.body#/card", "capture": "$response.body#/capture"},
+    },
+}
+_MOVE_LINKS = {
+    "getMatch": {
+        "operationId": "getMatch",
+        "parameters": {"match_id": _VIEW_ID, "header.Authorization": _SAME_TOKEN},
+    },
+    "getHint": {
+        "operationId": "getHint",
+        "description": "The seat's next hint, once it is its turn again",
+        "parameters": {"match_id": _VIEW_ID, "header.Authorization": _SAME_TOKEN},
+    },
+    "listEvents": {
+        "operationId": "listEvents",
+        "parameters": {"match_id": _VIEW_ID, "header.Authorization": _SAME_TOKEN},
+    },
+}
+_VIEW_LINKS = {
+    "listEvents": {"operationId": "listEvents", "parameters": {"match_id": _VIEW_ID}},
+    "streamEvents": {"operationId": "streamEvents", "parameters": {"match_id": _VIEW_ID}},
+    "getScores": {"operationId": "getScores", "parameters": {"match_id": _VIEW_ID}},
+}
+_JOIN_LINKS = {
+    "getMatch": {
+        "operationId": "getMatch",
+        "parameters": {
+            "match_id": "$request.path.match_id",
+            "header.Authorization": _bearer("/token"),
+        },
+    },
+    "getHint": {
+        "operationId": "getHint",
+        "parameters": {
+            "match_id": "$request.path.match_id",
+            "header.Authorization": _bearer("/token"),
+        },
+    },
+}
+_LOBBY_LINKS = {
+    "getMatch": {
+        "operationId": "getMatch",
+        "parameters": {"match_id": "$response.body#/matches/0/id"},
+    },
+    "joinSeat": {
+        "operationId": "joinSeat",
+        "parameters": {
+            "match_id": "$response.body#/matches/0/id",
+            "seat": "$response.body#/matches/0/seats/1/seat",
+        },
+    },
+    "listMatches": {
+        "operationId": "listMatches",
+        "parameters": {"cursor": "$response.body#/next_cursor"},
+    },
+}
+_LINKS = {
+    ("createMatch", "201"): _CREATE_LINKS,
+    ("getHint", "200"): _HINT_LINKS,
+    ("playMove", "200"): _MOVE_LINKS,
+    ("getMatch", "200"): _VIEW_LINKS,
+    ("joinSeat", "200"): _JOIN_LINKS,
+    ("listMatches", "200"): _LOBBY_LINKS,
 }
 
 
@@ -77,18 +204,54 @@ def complete(schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(op, dict) and "operationId" in op
     }
     for (operation_id, (_, required)), ref in zip(_BODIES.items(), refs, strict=True):
+        media: dict[str, Any] = {"schema": ref}
+        if operation_id in _BODY_EXAMPLES:
+            media["examples"] = _BODY_EXAMPLES[operation_id]
         operations[operation_id]["requestBody"] = {
             "required": required,
-            "content": {"application/json": {"schema": ref}},
+            "content": {"application/json": media},
         }
-    operations["createMatch"]["responses"]["201"]["links"] = _CREATE_LINKS
-    operations["streamEvents"]["responses"]["200"]["content"] = {
-        "text/event-stream": {"schema": {"type": "string", "description": _SSE}}
-    }
+    for (operation_id, status), links in _LINKS.items():
+        operations[operation_id]["responses"][status]["links"] = links
     for operation in operations.values():
         _problem_answers(operation)
+        _no_null_parameters(operation)
     _discriminate(components)
+    operations["streamEvents"]["responses"]["200"]["content"] = {
+        "text/event-stream": {"schema": _sse_message(components)}
+    }
     return doc
+
+
+def _sse_message(components: dict[str, Any]) -> dict[str, Any]:
+    """One message of the stream, its data the same Event union the long-poll pages hold."""
+    event = components["EventPage"]["properties"]["events"]["items"]
+    return {
+        "type": "object",
+        "description": _SSE,
+        "required": ["id", "event", "data"],
+        "properties": {
+            "id": {"type": "string", "pattern": "^[1-9][0-9]*$", "description": "The seq"},
+            "event": {"enum": sorted(event["discriminator"]["mapping"])},
+            "data": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": event,
+            },
+            "retry": {"type": "integer", "minimum": 0},
+        },
+    }
+
+
+def _no_null_parameters(operation: dict[str, Any]) -> None:
+    """A header or query value is a string or absent: Litestar documents an optional
+    ``str | None`` parameter as string-or-null, which no request can send."""
+    for parameter in operation.get("parameters", []):
+        schema = parameter.get("schema", {})
+        options = [o for o in schema.get("oneOf", []) if o != {"type": "null"}]
+        if len(options) == 1 and len(schema["oneOf"]) == 2:
+            del schema["oneOf"]
+            schema.update(options[0])
 
 
 def _problem_answers(operation: dict[str, Any]) -> None:

@@ -18,7 +18,8 @@ from domain.service import Setup
 from domain.views import MoveView
 
 CARD_PATTERN = "^(A|[2-7]|J|Q|K)[CDHS]$"
-MAX_SEED = 2**63 - 1
+# Integers travel as signed 64-bit: beyond that a number is out of range (400).
+MAX_INT64 = 2**63 - 1
 
 Card = Annotated[
     str,
@@ -63,9 +64,10 @@ class RulesRequest(Body, frozen=True):
 class CreateMatch(Body, frozen=True):
     seats: Annotated[list[SeatRequest], Meta(min_length=2, max_length=4)]
     rules: RulesRequest = msgspec.field(default_factory=RulesRequest)
-    seed: Annotated[int, Meta(ge=0, le=MAX_SEED)] | UnsetType = UNSET
+    seed: Annotated[int, Meta(ge=0, le=MAX_INT64)] | UnsetType = UNSET
     decks: list[list[Card]] = msgspec.field(default_factory=list)
-    first_dealer: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+    # In range but not a seat of this match is the domain's 422.
+    first_dealer: Annotated[int, Meta(ge=0, le=MAX_INT64)] | UnsetType = UNSET
 
 
 class MoveRequest(Body, frozen=True):

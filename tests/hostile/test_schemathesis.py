@@ -1,0 +1,455 @@
+"""Schemathesis against the committed openapi/openapi.json, on the in-process app over a
+SQLite store, configured by schemathesis.toml at the repository root.
+
+One engine run, as ``st run`` does it: the examples, coverage and fuzzing phases send
+valid and invalid requests to every operation, and the stateful phase wanders along the
+document's links. Every check is on; the only allowances are the per-operation statuses
+schemathesis.toml lists for requests that fit the schema but not the match. Afterwards
+every match the run made must still have an event log without gaps.
+
+The stateful phase picks links at random, so it plays a move only now and then. The
+walks below follow the same links on purpose, from the document's own create examples,
+and play whole matches with nothing but what the links carry over, every answer put
+through the same checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import sqlite3
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+import schemathesis
+from schemathesis import engine
+from schemathesis.config import SchemathesisConfig
+from schemathesis.engine import events
+from schemathesis.python import asgi
+
+from api.app import create_app
+from domain.service import MAX_EVENTS, MatchService, token_hash
+from infra.ai_runner import AiRunner
+from infra.db import DatabaseUnavailable, make_engine
+from infra.notify import LocalEventBus
+from infra.repositories import SqlMatchStore
+from infra.settings import Settings
+from tests.fakes import FirstMoveAi
+
+if TYPE_CHECKING:
+    from litestar.types import ASGIApp, Receive, Scope, Send
+
+    from tests.support.reliability import ReliabilityRecord
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCUMENT_PATH = ROOT / "openapi" / "openapi.json"
+DOCUMENT = json.loads(DOCUMENT_PATH.read_text())
+CONFIG = ROOT / "schemathesis.toml"
+# Long-polls hold up to 30 s by contract, with nothing to check while they hold; the run
+# keeps the waits it generates, capped at this, so it ends in a bounded time.
+LONGEST_WAIT = 0.05
+PHASES = {"EXAMPLES", "COVERAGE", "FUZZING", "STATEFUL_TESTING"}
+# A seat waits this long at most for the AI to play before its hint is its own again.
+AI_PATIENCE = 5.0
+
+
+class Answers:
+    """The app, counting its answers by method, route (as the document names it) and status."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.counts: Counter[tuple[str, str, int]] = Counter()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        status = 0
+
+        async def counted(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await self.app(scope, receive, counted)
+        if scope["type"] == "http":
+            # Litestar's template may say {match_id:str} where the document says {match_id}.
+            route = re.sub(r":\w+\}", "}", scope.get("path_template") or "(no route)")
+            self.counts[(scope["method"], route, status)] += 1
+
+    def succeeded(self, method: str, route: str) -> int:
+        return sum(
+            n for (m, r, s), n in self.counts.items() if (m, r) == (method, route) and s < 300
+        )
+
+
+@dataclass
+class Served:
+    answers: Answers
+    database: Path
+
+    def schema(self) -> Any:
+        config = SchemathesisConfig.from_path(CONFIG)
+        schema = schemathesis.openapi.from_path(DOCUMENT_PATH, config=config)
+        schema.app = self.answers
+        return schema
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, _sqlite_template: Path) -> Iterator[Served]:
+    """The app over a SQLite file, its AI seats played at once by the first legal move."""
+    path = tmp_path_factory.mktemp("schemathesis") / "scopa.db"
+    shutil.copyfile(_sqlite_template, path)
+    database = make_engine(f"sqlite+aiosqlite:///{path}")
+    store = SqlMatchStore(database)
+    runner = AiRunner(sweep_seconds=0.2)
+    service = MatchService(store, LocalEventBus(), ai=FirstMoveAi(), on_change=runner.kick)
+
+    async def start() -> None:
+        await runner.start(service.advance_ai, store.ai_turns)
+
+    async def stop() -> None:
+        await runner.stop()
+        await database.dispose()
+
+    app = create_app(
+        Settings(rate_limit=0, stream_seconds=0.1),
+        service,
+        unavailable=(DatabaseUnavailable,),
+        on_startup=[start],
+        on_shutdown=[stop],
+    )
+    try:
+        yield Served(Answers(app), path)
+    finally:
+        # Schemathesis runs the app's lifespan in an event loop thread of its own.
+        asgi.shutdown_lifespans()
+
+
+# -- the engine run -----------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    answers: Answers
+    cases: Counter[str] = field(default_factory=Counter)
+    checks: Counter[str] = field(default_factory=Counter)
+    operations: set[str] = field(default_factory=set)
+    failures: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    skipped_phases: list[str] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
+    matches: int = 0
+
+
+def _short_waits(_ctx: Any, case: schemathesis.Case, _kwargs: dict[str, Any]) -> None:
+    if case.operation.definition.raw.get("operationId") != "listEvents":
+        return
+    wait = case.query.get("wait") if isinstance(case.query, dict) else None
+    if isinstance(wait, int | float) and not isinstance(wait, bool) and 0 <= wait <= 30:
+        case.query["wait"] = min(wait, LONGEST_WAIT)
+
+
+def _seat_tokens(database: Path) -> type:
+    class SeatTokens:
+        """Vouches for a bearer token the server issued, as a link carries it from a create
+        or a join: schemathesis takes any Authorization a link sets for a generated one,
+        likely invalid, and so a 2xx answer to it for ignored auth. With the token vouched
+        for, ignored_auth checks instead that the same request without it, and with a
+        wrong one, is refused."""
+
+        def get(self, case: schemathesis.Case, _ctx: Any) -> str | None:
+            scheme, _, token = str(case.headers.get("Authorization", "")).partition(" ")
+            if scheme != "Bearer" or not token:
+                return None
+            with sqlite3.connect(database) as conn:
+                issued = conn.execute(
+                    "SELECT 1 FROM seats WHERE token_hash = ?", (token_hash(token),)
+                ).fetchone()
+            return token if issued else None
+
+        def set(self, case: schemathesis.Case, token: str, _ctx: Any) -> None:
+            case.headers["Authorization"] = f"Bearer {token}"
+
+    return SeatTokens
+
+
+def _record(run: Run, event: events.ScenarioFinished) -> None:
+    recorder = event.recorder
+    run.cases[event.phase.name] += len(recorder.cases)
+    for node in recorder.cases.values():
+        run.operations.add(node.value.operation.definition.raw.get("operationId", "?"))
+    for results in recorder.checks.values():
+        for check in results:
+            run.checks[check.name] += 1
+            info = check.failure_info
+            if check.status == engine.Status.FAILURE and info is not None:
+                run.failures.append(
+                    f"[{event.phase.name}] {check.name}: {info.failure.title}\n"
+                    f"{info.failure.message}\n{info.code_sample}"
+                )
+
+
+async def _check_logs(database: Path, run: Run) -> None:
+    """Every match the run made: seqs 1..N without a gap, N the match's own seq."""
+    url = f"sqlite+aiosqlite:///{database}"
+    connection = make_engine(url)
+    store = SqlMatchStore(connection)
+    try:
+        with sqlite3.connect(database) as conn:
+            ids = [row[0] for row in conn.execute("SELECT id FROM matches")]
+        run.matches = len(ids)
+        for match_id in ids:
+            record = await store.get(match_id)
+            assert record is not None
+            seqs: list[int] = []
+            while page := await store.events(match_id, seqs[-1] if seqs else 0, MAX_EVENTS):
+                seqs.extend(e.seq for e in page)
+            if seqs != list(range(1, record.state.seq + 1)):
+                run.gaps.append(f"{match_id}: seqs {seqs} for seq {record.state.seq}")
+    finally:
+        await connection.dispose()
+
+
+@pytest.fixture(scope="module")
+def run(served: Served) -> Run:
+    result = Run(served.answers)
+    schema = served.schema()
+    schema.auth(refresh_interval=None)(_seat_tokens(served.database))
+    hook = schemathesis.hook("before_call")(_short_waits)
+    try:
+        for event in engine.from_schema(schema).execute():
+            if isinstance(event, events.ScenarioFinished):
+                _record(result, event)
+            elif isinstance(event, events.NonFatalError | events.FatalError):
+                result.errors.append(f"{event.info.title}: {event.info.message}")
+            elif isinstance(event, events.PhaseFinished) and event.status == engine.Status.SKIP:
+                result.skipped_phases.append(f"{event.phase.name}: {event.phase.skip_reason}")
+            elif isinstance(event, events.EngineFinished):
+                result.failures.extend(
+                    f"[after run] {f.title}: {f.message}" for f in event.failures
+                )
+    finally:
+        schemathesis.hooks.unregister(hook)
+    asyncio.run(_check_logs(served.database, result))
+    return result
+
+
+def test_the_server_keeps_its_document(run: Run, reliability_log: ReliabilityRecord) -> None:
+    reliability_log.check = "schemathesis"
+    reliability_log.cases = sum(run.cases.values())
+    reliability_log.requests = run.answers.counts.total()
+    reliability_log.failures = len(run.failures) + len(run.errors) + len(run.gaps)
+    reliability_log.notes = (
+        f"{len(run.operations)} operations, {len(run.checks)} checks "
+        f"({run.checks.total()} results), {run.matches} matches; "
+        + ", ".join(f"{phase.lower()} {n}" for phase, n in sorted(run.cases.items()))
+    )
+    assert not run.errors, "\n\n".join(run.errors)
+    assert not run.failures, "\n\n".join(run.failures)
+    assert not run.gaps, "\n".join(run.gaps)
+
+
+def test_every_operation_phase_and_check_ran(run: Run) -> None:
+    assert not run.skipped_phases
+    assert set(run.cases) == PHASES
+    documented = {
+        operation["operationId"]
+        for item in DOCUMENT["paths"].values()
+        for operation in item.values()
+    }
+    assert run.operations == documented
+    for name in ("positive_data_acceptance", "negative_data_rejection", "ignored_auth"):
+        assert run.checks[name] > 0, name
+
+
+def test_every_operation_succeeded_at_least_once(run: Run) -> None:
+    succeeded = {(method, route) for (method, route, status) in run.answers.counts if status < 300}
+    for path, item in DOCUMENT["paths"].items():
+        for method in item:
+            assert (method.upper(), path) in succeeded, f"no success for {method} {path}"
+
+
+# -- the walks along the links ------------------------------------------------------------
+
+
+@dataclass
+class Step:
+    """A request sent and its answer, for runtime expressions to read."""
+
+    operation_id: str
+    path_parameters: dict[str, Any]
+    headers: dict[str, str]
+    response: Any
+
+    @property
+    def body(self) -> Any:
+        return self.response.json()
+
+
+_EXPRESSION = re.compile(r"\{(\$[^}]+)\}")
+
+
+def _evaluate(expression: Any, step: Step) -> Any:
+    """An OpenAPI runtime expression, or a string embedding some in braces."""
+    if isinstance(expression, dict):
+        return {key: _evaluate(value, step) for key, value in expression.items()}
+    if not isinstance(expression, str) or "$" not in expression:
+        return expression
+    if _EXPRESSION.search(expression):
+        return _EXPRESSION.sub(lambda m: str(_evaluate(m[1], step)), expression)
+    source, _, pointer = expression.partition("#")
+    if source == "$response.body":
+        value = step.body
+        for token in pointer.split("/")[1:]:
+            value = value[int(token)] if isinstance(value, list) else value[token]
+        return value
+    if source.startswith("$request.path."):
+        return step.path_parameters[source.removeprefix("$request.path.")]
+    if source.startswith("$request.header."):
+        return step.headers[source.removeprefix("$request.header.")]
+    if source.startswith("$response.header."):
+        values = step.response.headers[source.removeprefix("$response.header.").lower()]
+        return values[0] if isinstance(values, list) else values
+    raise AssertionError(f"unknown runtime expression {expression}")
+
+
+def _parameter_location(operation_id: str, name: str) -> str:
+    for item in DOCUMENT["paths"].values():
+        for operation in item.values():
+            if operation["operationId"] == operation_id:
+                return next(p["in"] for p in operation["parameters"] if p["name"] == name)
+    raise AssertionError(f"no operation {operation_id}")
+
+
+@dataclass
+class Walker:
+    schema: Any
+    requests: int = 0
+
+    def send(
+        self,
+        operation_id: str,
+        path_parameters: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        query: dict[str, Any] | None = None,
+        body: Any = None,
+    ) -> Step:
+        """One request, its answer put through every check the configuration enables.
+
+        The token goes in as the caller's own header, so that ignored_auth knows it for
+        a real one and checks that the request without it is refused."""
+        case = self.schema.find_operation_by_id(operation_id).Case(
+            path_parameters=path_parameters or {},
+            query=query or {},
+            **({"body": body} if body is not None else {}),
+        )
+        response = case.call_and_validate(headers=headers or None)
+        self.requests += 1
+        return Step(operation_id, path_parameters or {}, headers or {}, response)
+
+    def follow(self, step: Step, link: str) -> Step:
+        status = str(step.response.status_code)
+        operation = next(
+            op
+            for item in DOCUMENT["paths"].values()
+            for op in item.values()
+            if op["operationId"] == step.operation_id
+        )
+        definition = operation["responses"][status]["links"][link]
+        target = definition["operationId"]
+        places: dict[str, dict[str, Any]] = {"path": {}, "header": {}, "query": {}}
+        for name, expression in definition.get("parameters", {}).items():
+            where, _, plain = name.rpartition(".")
+            places[where or _parameter_location(target, plain)][plain] = _evaluate(expression, step)
+        body = _evaluate(definition["requestBody"], step) if "requestBody" in definition else None
+        return self.send(target, places["path"], places["header"], places["query"], body)
+
+
+def _example(name: str) -> Any:
+    create = DOCUMENT["paths"]["/v1/matches"]["post"]
+    return create["requestBody"]["content"]["application/json"]["examples"][name]["value"]
+
+
+def _status(step: Step) -> int:
+    return int(step.response.status_code)
+
+
+def _problem(step: Step) -> str:
+    return str(step.body["type"].rsplit("/", 1)[1])
+
+
+def _hint_when_my_turn(walker: Walker, step: Step, link: str) -> Step:
+    """Follow ``link`` to the seat's hint, again while the AI seats are still to play."""
+    deadline = time.monotonic() + AI_PATIENCE
+    while True:
+        hint = walker.follow(step, link)
+        if _status(hint) == 200 or _problem(hint) != "not-your-turn":
+            return hint
+        assert time.monotonic() < deadline, "the AI never played"
+        time.sleep(0.01)
+
+
+def _finish(walker: Walker, created: Step, last_move: Step) -> list[Any]:
+    """The finished match's views and events, through the links, checked as they come."""
+    view = walker.follow(last_move, "getMatch")
+    assert view.body["status"] == "finished"
+    assert walker.follow(view, "getScores").body["winner"] == view.body["winner"]
+    events_page = walker.follow(last_move, "listEvents").body
+    assert events_page["events"][-1]["type"] == "match_finished"
+    assert _status(walker.follow(view, "streamEvents")) == 200
+    spectators = walker.follow(created, "listEvents").body["events"]
+    assert [e["seq"] for e in spectators] == [e["seq"] for e in events_page["events"]]
+    return list(events_page["events"])
+
+
+def test_the_links_play_a_match_against_the_ai(served: Served) -> None:
+    """From the document's own example: the create's hint link, then hint, move, hint, ...
+    until the match is over; the moves played are only ever the hints the links carry."""
+    walker = Walker(served.schema())
+    created = walker.send("createMatch", body=_example("againstTheAi"))
+    assert _status(created) == 201
+    assert _status(walker.follow(created, "getMatchAsFirstSeat")) == 200
+    step, link, moves = created, "getHint", 0
+    while True:
+        hint = _hint_when_my_turn(walker, step, link)
+        if _status(hint) == 409:
+            assert _problem(hint) == "match-not-active"
+            break
+        move = walker.follow(hint, "playMove")
+        assert _status(move) == 200, move.body
+        assert move.body["version"] > 0
+        step, link, moves = move, "getHint", moves + 1
+    assert moves >= 10
+    played = _finish(walker, created, step)
+    mine = [e for e in played if e["type"] == "card_played" and e["seat"] == 0]
+    assert len(mine) == moves
+
+
+def test_the_links_play_a_match_between_two_seats(served: Served) -> None:
+    """Two tokens from one create: each seat's hint link gives its move when it is its
+    turn and not-your-turn otherwise."""
+    walker = Walker(served.schema())
+    created = walker.send("createMatch", body=_example("twoPlayers"))
+    assert _status(created) == 201
+    seats = {0: "getHint", 1: "getHintForSecondSeat"}
+    last_move: Step | None = None
+    for _ in range(1000):
+        hints = {seat: walker.follow(created, link) for seat, link in seats.items()}
+        statuses = sorted(_status(h) for h in hints.values())
+        if statuses == [409, 409] and _problem(hints[0]) == "match-not-active":
+            break
+        assert statuses == [200, 409], [h.body for h in hints.values()]
+        waiting = next(h for h in hints.values() if _status(h) == 409)
+        assert _problem(waiting) == "not-your-turn"
+        turn = next(h for h in hints.values() if _status(h) == 200)
+        last_move = walker.follow(turn, "playMove")
+        assert _status(last_move) == 200, last_move.body
+    assert last_move is not None
+    played = _finish(walker, created, last_move)
+    assert {e["seat"] for e in played if e["type"] == "card_played"} == {0, 1}

@@ -75,6 +75,7 @@ UNKNOWN_LEVEL = Kind("unknown-level", 400, "No AI level of that name")
 INVALID_CURSOR = Kind("invalid-cursor", 400, "The cursor is not valid")
 RATE_LIMITED = Kind("rate-limited", 429, "Too many matches created; slow down")
 PAYLOAD_TOO_LARGE = Kind("payload-too-large", 413, "The request body is too large")
+UNSUPPORTED_MEDIA_TYPE = Kind("unsupported-media-type", 415, "The body must be application/json")
 METHOD_NOT_ALLOWED = Kind("method-not-allowed", 405, "Method not allowed on this route")
 BUSY = Kind("busy", 503, "The match is changing too fast; try again")
 UNAVAILABLE = Kind("database-unavailable", 503, "The database does not answer; try again")
@@ -103,6 +104,7 @@ _HTTP: dict[int, Kind] = {
     404: NOT_FOUND,
     405: METHOD_NOT_ALLOWED,
     413: PAYLOAD_TOO_LARGE,
+    415: UNSUPPORTED_MEDIA_TYPE,
 }
 
 

@@ -29,6 +29,7 @@ _STATUS_TEXT = {
     409: "Conflicts with the match's state",
     412: "If-Match names another version (stale-version)",
     413: "The body is too large (payload-too-large)",
+    415: "The body is not sent as application/json (unsupported-media-type)",
     422: "Well-formed but refused (illegal-move, invalid-setup, idempotency-key-reused)",
     429: "Too many requests (rate-limited); see Retry-After",
     503: "The database does not answer (database-unavailable); see Retry-After",

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import msgspec
 from litestar import Request
 
-from api.errors import VALIDATION, ApiError, invalid
+from api.errors import UNSUPPORTED_MEDIA_TYPE, VALIDATION, ApiError, invalid
 from api.schemas import InvalidParam
 from domain.service import InvalidToken
 
@@ -21,7 +21,9 @@ _FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<f
 # W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
 IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
-LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,18}\s*$"
+# Seqs are stored as 32-bit integers: nine digits always fit, and no match comes near.
+MAX_SEQ = 999_999_999
+LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,9}\s*$"
 _IF_MATCH = re.compile(IF_MATCH_PATTERN)
 _KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _LAST_EVENT_ID = re.compile(LAST_EVENT_ID_PATTERN)
@@ -53,6 +55,19 @@ def _integral(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _integral(item) for key, item in value.items()}
     return value
+
+
+def json_body(request: Request[Any, Any, Any]) -> None:
+    """A body said to be anything but JSON is refused (415); one said to be nothing is
+    read as JSON, as it must parse as JSON anyway."""
+    declared = request.headers.get("content-type")
+    if declared is None:
+        return
+    media = declared.partition(";")[0].strip().lower()
+    if media != "application/json" and not (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        raise ApiError(UNSUPPORTED_MEDIA_TYPE, "the body must be sent as application/json")
 
 
 def decode_body(body: bytes, type_: type[T]) -> tuple[T, str]:

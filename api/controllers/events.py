@@ -13,12 +13,14 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds
 from api.openapi import problems
-from api.parsing import LAST_EVENT_ID_PATTERN, bearer, last_event_id
+from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id
 from domain.service import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)
 
-After = Annotated[int, QueryParameter(ge=0, description="Only events with a greater seq")]
+After = Annotated[
+    int, QueryParameter(ge=0, le=MAX_SEQ, description="Only events with a greater seq")
+]
 # EventSource retries after a dropped stream; 2 s keeps reconnects gentle and prompt.
 RETRY_MS = 2000
 

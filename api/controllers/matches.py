@@ -11,7 +11,7 @@ from litestar.params import QueryParameter
 from api.controllers.params import SEAT_TOKEN, IdempotencyKey, Limiter, MatchId, Service
 from api.errors import rate_limited
 from api.openapi import problems
-from api.parsing import bearer, decode_body, etag, idempotency_key
+from api.parsing import bearer, decode_body, etag, idempotency_key, json_body
 from api.schemas import CreateMatch, setup_of
 from domain.service import CURSOR_PATTERN, Created, Lobby
 from domain.views import MatchView
@@ -32,7 +32,7 @@ class MatchController(Controller):
         operation_id="createMatch",
         summary="Create a match",
         status_code=201,
-        responses=problems(400, 401, 413, 422, 429, 503),
+        responses=problems(400, 401, 413, 415, 422, 429, 503),
         response_headers=[
             ResponseHeader(name="Location", description="The match's URL", documentation_only=True)
         ],
@@ -48,6 +48,7 @@ class MatchController(Controller):
         if wait is not None:
             raise rate_limited(wait)
         await service.check_token(bearer(request))
+        json_body(request)
         body, fingerprint = decode_body(await request.body(), CreateMatch)
         created = await service.create(setup_of(body), idempotency_key(key), fingerprint)
         return Response(

@@ -17,6 +17,7 @@ from api.parsing import (
     etag,
     expected_version,
     idempotency_key,
+    json_body,
 )
 from api.schemas import MoveRequest
 from domain.cards import parse_card, parse_cards
@@ -32,7 +33,7 @@ class MoveController(Controller):
         operation_id="playMove",
         summary="Play a card for the token's seat",
         status_code=200,
-        responses=problems(400, 401, 404, 409, 412, 413, 422, 503),
+        responses=problems(400, 401, 404, 409, 412, 413, 415, 422, 503),
         response_headers=[
             ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
         ],
@@ -57,6 +58,7 @@ class MoveController(Controller):
     ) -> Response[MatchView]:
         # API.md's order: 404, 401, then 400 for the body and headers, then the rules.
         caller = await service.caller(match_id, bearer(request), required=True)
+        json_body(request)
         move, fingerprint = decode_body(await request.body(), MoveRequest)
         expected = expected_version(if_match)
         capture = None if move.capture is None else parse_cards(move.capture)

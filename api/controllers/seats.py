@@ -8,7 +8,7 @@ from litestar import Controller, Request, post
 
 from api.controllers.params import SEAT_TOKEN, IdempotencyKey, MatchId, SeatNumber, Service
 from api.openapi import problems
-from api.parsing import bearer, decode_body, fingerprint, idempotency_key
+from api.parsing import bearer, decode_body, fingerprint, idempotency_key, json_body
 from api.schemas import JoinRequest
 from domain.service import Joined
 
@@ -23,7 +23,7 @@ class SeatController(Controller):
         operation_id="joinSeat",
         summary="Take an open seat; the answer holds its token",
         status_code=200,
-        responses=problems(400, 401, 404, 409, 413, 422, 503),
+        responses=problems(400, 401, 404, 409, 413, 415, 422, 503),
     )
     async def join(
         self,
@@ -36,5 +36,9 @@ class SeatController(Controller):
         await service.caller(match_id, bearer(request))
         body = await request.body()
         # No body and an empty object are the same request.
-        digest = fingerprint({}) if not body.strip() else decode_body(body, JoinRequest)[1]
+        if not body.strip():
+            digest = fingerprint({})
+        else:
+            json_body(request)
+            digest = decode_body(body, JoinRequest)[1]
         return await service.join(match_id, seat, idempotency_key(key), digest)

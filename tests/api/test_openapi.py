@@ -76,6 +76,7 @@ async def test_request_bodies_say_what_is_enforced(client: Client) -> None:
         "409",
         "412",
         "413",
+        "415",
         "422",
         "503",
     }

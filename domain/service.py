@@ -13,6 +13,7 @@ import base64
 import binascii
 import hashlib
 import logging
+import math
 import re
 import secrets
 import time
@@ -215,6 +216,9 @@ def _decode_cursor(cursor: str) -> tuple[float, str]:
         created_at, match_id = msgspec.json.decode(raw, type=tuple[float, str])
     except (binascii.Error, ValueError, msgspec.DecodeError) as exc:
         raise InvalidCursor("the cursor is not one this server gave out") from exc
+    # It reaches the database: only what a real cursor could hold (no NUL for Postgres).
+    if not (math.isfinite(created_at) and _MATCH_ID.fullmatch(match_id)):
+        raise InvalidCursor("the cursor is not one this server gave out")
     return created_at, match_id
 
 

@@ -1,0 +1,62 @@
+"""The app served in process (httpx over ASGI) on the test's own event loop, over the
+in-memory fakes or a real store, its AI seats played at once by the first legal move.
+
+``serve(None)`` is the fakes; ``serve(url)`` is SQLite or Postgres at ``url`` (migrated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import httpx
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from api.app import create_app
+from domain.ports import MatchStore
+from domain.service import MatchService
+from infra.ai_runner import AiRunner
+from infra.db import DatabaseUnavailable, make_engine
+from infra.notify import LocalEventBus
+from infra.repositories import SqlMatchStore
+from infra.settings import Settings
+from tests.fakes import FakeBus, FakeStore, FirstMoveAi, StoreDown
+
+
+@dataclass
+class InProcess:
+    client: httpx.AsyncClient
+    store: MatchStore
+    engine: AsyncEngine | None  # None over the fakes
+
+    async def match_count(self) -> int:
+        if isinstance(self.store, FakeStore):
+            return len(self.store.records)
+        assert self.engine is not None
+        async with self.engine.connect() as conn:
+            return int((await conn.execute(text("SELECT count(*) FROM matches"))).scalar_one())
+
+
+@asynccontextmanager
+async def serve(url: str | None, *, stream_seconds: float = 0.5) -> AsyncIterator[InProcess]:
+    engine = make_engine(url) if url is not None else None
+    store: MatchStore = SqlMatchStore(engine) if engine is not None else FakeStore()
+    bus = LocalEventBus() if engine is not None else FakeBus()
+    runner = AiRunner(sweep_seconds=0.2)
+    service = MatchService(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
+    app = create_app(
+        Settings(rate_limit=0, stream_seconds=stream_seconds),
+        service,
+        unavailable=(StoreDown, DatabaseUnavailable),
+    )
+    await runner.start(service.advance_ai, store.ai_turns)
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            yield InProcess(client, store, engine)
+    finally:
+        await runner.stop()
+        if engine is not None:
+            await engine.dispose()

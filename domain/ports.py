@@ -76,6 +76,12 @@ class MatchStore(Protocol):
     async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
         """The seat a token hash holds in this match, or None."""
 
+    async def get_for_token(
+        self, match_id: str, token_hash: str
+    ) -> tuple[MatchRecord, int | None] | None:
+        """The match and the seat the token hash holds in it (None if no seat), in one
+        read; None when there is no such match."""
+
     async def token_known(self, token_hash: str) -> bool:
         """Whether the hash belongs to any seat of any match (a token of another match)."""
 

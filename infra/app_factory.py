@@ -17,7 +17,7 @@ from api.app import create_app
 from domain.service import MatchService
 from infra.ai_runner import AiRunner, PooledAi, make_executor
 from infra.db import DatabaseUnavailable, make_engine
-from infra.notify import LocalEventBus, PostgresEventBus
+from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
 
@@ -30,9 +30,13 @@ PURGE_EVERY_SECONDS = 3600.0
 
 def build_app(settings: Settings) -> Litestar:
     engine = make_engine(settings.database_url)
-    store = SqlMatchStore(engine)
     postgres = make_url(settings.database_url).get_backend_name() == "postgresql"
-    bus = PostgresEventBus(settings.database_url) if postgres else LocalEventBus()
+    store = SqlMatchStore(engine, notify=CHANNEL if postgres else None)
+    bus = (
+        PostgresEventBus(settings.database_url, store_notifies=True)
+        if postgres
+        else LocalEventBus()
+    )
     executor = make_executor(settings.ai_workers)
     ai = PooledAi(executor, settings.ai_budget_ms)
     runner = AiRunner()

@@ -17,6 +17,10 @@ from sqlalchemy.pool import Pool
 
 CONNECT_TIMEOUT = 3.0
 COMMAND_TIMEOUT = 5.0
+SERVER_FIRST = 0.5
+# Postgres connections per process: a request holds one only while a statement runs, so
+# this serves many more requests at once; the rest queue for one (up to pool_timeout).
+POOL_SIZE = 20
 SQLITE_BUSY_MS = 5000
 
 # Set on write connections; the SQLite "begin" hook reads it to take the write lock up
@@ -48,18 +52,41 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
     parsed = parsed.set(drivername=_ASYNC_DRIVERS.get(parsed.drivername, parsed.drivername))
     backend = parsed.get_backend_name()
     if backend == "postgresql":
-        return create_async_engine(
+        engine = create_async_engine(
             parsed,
-            pool_pre_ping=True,
+            # Every connection stays: a new one costs a connect (a TLS attempt included),
+            # and then preparing each statement and looking up its types anew.
+            pool_size=POOL_SIZE,
+            max_overflow=0,
             pool_timeout=CONNECT_TIMEOUT + command_timeout,
-            connect_args={"timeout": CONNECT_TIMEOUT, "command_timeout": command_timeout},
+            connect_args={
+                "timeout": CONNECT_TIMEOUT,
+                # Postgres cancels a statement past the timeout itself, so a save that
+                # timed out never commits afterwards (a save is one statement, outside
+                # any transaction); asyncpg's own timeout, a little later, covers a
+                # server that no longer answers at all.
+                "server_settings": {"statement_timeout": str(round(command_timeout * 1000))},
+                "command_timeout": command_timeout + SERVER_FIRST,
+            },
         )
+        event.listen(engine.sync_engine.pool, "checkout", _refuse_closed)
+        return engine
     if backend == "sqlite":
         engine = create_async_engine(parsed, pool_pre_ping=True)
         event.listen(engine.sync_engine, "connect", _sqlite_connect)
         event.listen(engine.sync_engine, "begin", _sqlite_begin)
         return engine
     raise ValueError(f"unsupported database {backend!r}: use postgresql+asyncpg or sqlite")
+
+
+def _refuse_closed(dbapi_connection: Any, _record: object, _proxy: object) -> None:
+    # Instead of pool_pre_ping, whose BEGIN, ping and ROLLBACK cost three round trips per
+    # checkout: asyncpg marks a connection closed as soon as the server ends it (backend
+    # terminated, server stopped), so looking costs nothing. The pool then takes another
+    # connection. One that dies unannounced fails its first statement instead: a read is
+    # tried once more (infra.repositories), a write answers 503.
+    if dbapi_connection.driver_connection.is_closed():
+        raise exc.DisconnectionError("the server closed this connection")
 
 
 def is_sqlite(engine: AsyncEngine) -> bool:
@@ -109,6 +136,8 @@ _UNAVAILABLE: tuple[type[BaseException], ...] = (
     asyncpg.OperatorInterventionError,  # shutting down, terminated, cannot connect now
     asyncpg.InsufficientResourcesError,  # too many connections, disk full
     asyncpg.InterfaceError,
+    # A connection the server ended, used before the event loop read the goodbye.
+    asyncpg.InternalClientError,
 )
 
 

@@ -79,18 +79,22 @@ class PostgresEventBus(LocalEventBus):
     """Wake-ups across processes through Postgres LISTEN/NOTIFY.
 
     One dedicated connection listens, reconnecting with backoff when it drops; publishing
-    goes through a small pool of long-lived connections. Call ``start`` once the event
-    loop runs and ``stop`` at shutdown.
+    goes through a small pool of long-lived connections, unless ``store_notifies``: the
+    store sends the NOTIFY inside each save (``SqlMatchStore(notify=CHANNEL)``), which
+    costs no round trip of its own, and ``publish`` only wakes this process. Call
+    ``start`` once the event loop runs and ``stop`` at shutdown.
     """
 
     def __init__(
         self,
         dsn: str,
         *,
+        store_notifies: bool = False,
         health_interval: float = 10.0,
         max_backoff: float = 5.0,
     ) -> None:
         super().__init__()
+        self._store_notifies = store_notifies
         # Accept the SQLAlchemy URL of the store as well as a plain libpq one.
         self._dsn = make_url(dsn).set(drivername="postgresql").render_as_string(False)
         self._health_interval = health_interval
@@ -105,10 +109,11 @@ class PostgresEventBus(LocalEventBus):
         return self._listening.is_set()
 
     async def start(self) -> None:
-        # min_size=0: nothing connects yet, so a server can start while Postgres is away.
-        self._pool = await asyncpg.create_pool(
-            self._dsn, min_size=0, max_size=2, timeout=3, command_timeout=5
-        )
+        if not self._store_notifies:
+            # min_size=0: nothing connects yet, so a server can start while Postgres is away.
+            self._pool = await asyncpg.create_pool(
+                self._dsn, min_size=0, max_size=2, timeout=3, command_timeout=5
+            )
         self._task = asyncio.create_task(self._listen_forever(), name="scopa-listen")
 
     async def stop(self) -> None:
@@ -124,6 +129,8 @@ class PostgresEventBus(LocalEventBus):
 
     async def publish(self, match_id: str, seq: int) -> None:
         self.announce(match_id, seq)
+        if self._store_notifies:
+            return
         if self._pool is None:
             raise RuntimeError("PostgresEventBus.publish before start()")
         # The change is already committed: failing the request now would misreport it.

@@ -86,6 +86,13 @@ class FakeStore:
         self._check()
         return self.tokens.get(match_id, {}).get(token_hash)
 
+    async def get_for_token(
+        self, match_id: str, token_hash: str
+    ) -> tuple[MatchRecord, int | None] | None:
+        self._check()
+        record = self.records.get(match_id)
+        return None if record is None else (record, self.tokens[match_id].get(token_hash))
+
     async def token_known(self, token_hash: str) -> bool:
         self._check()
         return any(token_hash in seats for seats in self.tokens.values())

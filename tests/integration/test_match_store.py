@@ -205,13 +205,20 @@ async def test_every_kind_of_event_survives_storage(store: SqlMatchStore) -> Non
 
 
 async def test_a_token_hash_names_its_seat_in_its_match_only(store: SqlMatchStore) -> None:
-    await stored(store, "m1", tokens=["a", "b"])
+    state = await stored(store, "m1", tokens=["a", "b"])
     await stored(store, "m2", tokens=["c", "d"])
 
-    assert await store.seat_for_token("m1", token_hash("b")) == 1
-    assert await store.seat_for_token("m1", token_hash("a")) == 0
-    assert await store.seat_for_token("m1", token_hash("c")) is None
-    assert await store.seat_for_token("m1", token_hash("zz")) is None
+    async def seat(match_id: str, token: str) -> int | None:
+        found = await store.get_for_token(match_id, token_hash(token))
+        assert found is not None
+        assert found[0].state == state
+        return found[1]
+
+    assert await seat("m1", "b") == 1
+    assert await seat("m1", "a") == 0
+    assert await seat("m1", "c") is None
+    assert await seat("m1", "zz") is None
+    assert await store.get_for_token("m3", token_hash("a")) is None
     assert await store.token_known(token_hash("c"))
     assert not await store.token_known(token_hash("zz"))
 
@@ -223,7 +230,9 @@ async def test_a_join_adds_its_token_and_leaves_the_lobby(store: SqlMatchStore) 
     state, events = join(initial, 1)
     await store.save("m1", 0, state, events, {1: token_hash("b")})
 
-    assert await store.seat_for_token("m1", token_hash("b")) == 1
+    found = await store.get_for_token("m1", token_hash("b"))
+    assert found is not None
+    assert found[1] == 1
     assert await store.waiting(10, None) == []
     record = await store.get("m1")
     assert record is not None

@@ -57,6 +57,10 @@ ATTEMPTS = 8
 POLL_SECONDS = 1.0
 # Proxies drop connections that stay silent; a comment this often keeps a stream open.
 HEARTBEAT_SECONDS = 15.0
+# After a request's own work, two calls may follow that are allowed to fail: letting go
+# of the idempotency key when the request failed, and announcing a stored change. The
+# database they reach may be the very thing failing: the answer waits on neither longer.
+FOLLOW_UP_SECONDS = 1.0
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 # Cursors are unpadded url-safe base64 of (created_at, id).
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}$"
@@ -550,7 +554,8 @@ class MatchService:
             return await run(request)
         except BaseException:
             try:
-                await self.store.release_idempotent(request)
+                async with asyncio.timeout(FOLLOW_UP_SECONDS):
+                    await self.store.release_idempotent(request)
             except Exception:
                 log.warning("could not release an idempotency key", exc_info=True)
             raise
@@ -567,7 +572,8 @@ class MatchService:
     async def _publish(self, match_id: str, state: MatchState) -> None:
         # The change is stored: a lost wake-up only delays waiters until their timer.
         try:
-            await self.bus.publish(match_id, state.seq)
+            async with asyncio.timeout(FOLLOW_UP_SECONDS):
+                await self.bus.publish(match_id, state.seq)
         except Exception:
             log.warning("could not announce match %s seq %d", match_id, state.seq, exc_info=True)
 

@@ -1,0 +1,239 @@
+"""Database faults during play: the real server process on a Postgres server of the test's
+own (``PrivatePostgres``: stopping it disturbs nothing else), while clients play matches
+one after another: every backend of the server killed with ``pg_terminate_backend``,
+several times, then the database stopped (fast, then immediate) and started again, then
+frozen (SIGSTOP: connections stay open, nothing answers) for longer than any of the
+server's database timeouts.
+
+Meanwhile every request answers within 10 s; while the database is away the answer is 503
+problem+json with ``Retry-After``, never a 500. Afterwards every match plays on to the
+end, the store is consistent (replay gives the stored state, seqs have no gaps) and every
+move the server acknowledged is in the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from domain.match import Seat
+from domain.ports import Idempotency
+from domain.service import MatchService, Setup
+from tests.fakes import FakeBus, FakeStore, StoreDown
+from tests.support.audit import audit
+from tests.support.driver import Journal, Player, client
+from tests.support.private_postgres import PrivatePostgres
+from tests.support.reliability import ReliabilityRecord
+from tests.support.server_process import Server, start_server
+
+DATABASE = "scopa"
+SLOTS = 6
+# Liveness only: a match of target 1 takes seconds; the bound allows for a loaded machine.
+FINISH_SECONDS = 150.0
+TERMINATIONS = 3
+DOWN_SECONDS = 3.0
+# Past the server's connect (3 s) and statement (5 s) timeouts together, and past the
+# 10 s a request may take, so a request sent at the start meets nothing but the freeze.
+FROZEN_SECONDS = 12.0
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[PrivatePostgres]:
+    try:
+        pg = PrivatePostgres()
+    except (FileNotFoundError, OSError) as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"no private Postgres: {error!r}")
+        pytest.skip(f"no private Postgres: {error!r}")
+    try:
+        pg.start()
+        pg.wait_ready()
+        yield pg
+    finally:
+        pg.destroy()
+
+
+async def admin(pg: PrivatePostgres, statement: str) -> Any:
+    conn = await asyncpg.connect(pg.dsn, timeout=5)
+    try:
+        return await conn.fetchval(statement)
+    finally:
+        await conn.close()
+
+
+def database_url(pg: PrivatePostgres) -> str:
+    return f"postgresql+asyncpg://postgres@127.0.0.1:{pg.port}/{DATABASE}"
+
+
+def setup(slot: int, number: int) -> dict[str, Any]:
+    """Two humans, a human against the AI, or four humans; target 1 keeps matches short."""
+    kinds: list[dict[str, str]] = [{"kind": "human"}, {"kind": "human"}]
+    if slot % 3 == 1:
+        kinds = [{"kind": "human"}, {"kind": "ai", "level": "easy"}]
+    elif slot == 5:
+        kinds = [{"kind": "human"}] * 4
+    return {"seats": kinds, "rules": {"target": 1}, "seed": 1000 * slot + number}
+
+
+class Faults:
+    def __init__(self, pg: PrivatePostgres, player: Player) -> None:
+        self.pg = pg
+        self.player = player
+        self.injected = 0
+        self.kills: list[int] = []  # backends terminated, per round
+        self.ready_while_down: list[int] = []
+        self.ready_while_frozen: list[int] = []
+        self.done = asyncio.Event()
+
+    async def terminate(self) -> None:
+        killed = await admin(
+            self.pg,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            f"WHERE datname = '{DATABASE}' AND pid <> pg_backend_pid()",
+        )
+        self.injected += 1
+        self.kills.append(int(killed))
+
+    async def outage(self, mode: str) -> None:
+        await asyncio.to_thread(self.pg.stop, mode)
+        self.injected += 1
+        started = time.monotonic()
+        while time.monotonic() - started < DOWN_SECONDS:
+            answer = await self.player.send("GET", "/ready")
+            self.ready_while_down.append(0 if answer is None else answer.status_code)
+            await asyncio.sleep(0.5)
+        await asyncio.to_thread(self.pg.start)
+
+    async def freeze(self) -> None:
+        frozen = await asyncio.to_thread(self.pg.freeze)
+        self.injected += 1
+        started = time.monotonic()
+        try:
+            answer = await self.player.send("GET", "/ready")
+            self.ready_while_frozen.append(0 if answer is None else answer.status_code)
+            await asyncio.sleep(FROZEN_SECONDS - (time.monotonic() - started))
+        finally:
+            self.pg.thaw(frozen)
+
+    async def run(self) -> None:
+        try:
+            await asyncio.sleep(2)  # play is under way
+            for _ in range(TERMINATIONS):
+                await self.terminate()
+                await asyncio.sleep(1.5)
+            for mode in ("fast", "immediate"):
+                await self.outage(mode)
+                await asyncio.sleep(3)  # play resumes, then the connections go again
+                await self.terminate()
+                await asyncio.sleep(1.5)
+            await self.freeze()
+            await asyncio.sleep(3)
+        finally:
+            self.done.set()
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+async def test_connections_killed_and_database_restarted_during_play(
+    private_postgres: PrivatePostgres, tmp_path: Path, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = "faults: Postgres connections killed, stopped, frozen"
+    pg = private_postgres
+    await admin(pg, f"CREATE DATABASE {DATABASE}")
+    url = database_url(pg)
+    server: Server = await asyncio.to_thread(start_server, url, tmp_path)
+    journal = Journal()
+    matches: list[str] = []
+    finals: list[dict[str, Any]] = []
+    try:
+        async with client(server.base_url, connections=4 * SLOTS) as http:
+            player = Player(http, journal)
+            faults = Faults(pg, player)
+
+            async def slot(number: int) -> None:
+                # New matches while faults are injected, so every fault meets live play.
+                for round_ in range(100):
+                    if faults.done.is_set():
+                        return
+                    created = await player.create(setup(number, round_))
+                    if created is None:
+                        return
+                    matches.append(created[0])
+                    deadline = time.monotonic() + FINISH_SECONDS
+                    final = await player.play_match(*created, deadline)
+                    if final is not None:
+                        finals.append(final)
+
+            await asyncio.gather(faults.run(), *(slot(i) for i in range(SLOTS)))
+        checked = await audit(url, matches, journal.acks)
+        alive = server.process.poll() is None
+    finally:
+        code = await asyncio.to_thread(server.stop)
+
+    reliability_log.cases = len(matches)
+    reliability_log.requests = journal.requests
+    reliability_log.faults = faults.injected
+    reliability_log.moves_lost = checked.moves_lost
+    reliability_log.failures = len(journal.breaches) + len(checked.problems)
+    reliability_log.notes = (
+        f"{journal.statuses[503]} answers 503 during outages, {sum(faults.kills)} backends "
+        f"terminated, {len(journal.acks)} moves acknowledged, {len(matches)} matches finished"
+    )
+    assert journal.breaches == []
+    assert checked.problems == []
+    assert checked.moves_lost == 0
+    assert alive, server.log_text()[-4000:]
+    assert code in (0, -15), server.log_text()[-4000:]
+    assert len(finals) == len(matches) == checked.finished
+    assert all(faults.kills), faults.kills  # every round found backends of the server's
+    assert journal.statuses[503] > 0  # the outages were seen, and answered as outages
+    assert set(faults.ready_while_down) == {503}, faults.ready_while_down
+    assert set(faults.ready_while_frozen) == {503}, faults.ready_while_frozen
+    assert len(journal.acks) > 100
+
+
+class ReleaseHangs(FakeStore):
+    """A database that fails a change, then hangs when the key is to be let go."""
+
+    async def create(self, *args: Any, **kwargs: Any) -> None:
+        raise StoreDown("the database does not answer")
+
+    async def release_idempotent(self, request: Idempotency) -> None:
+        await asyncio.sleep(3600)
+
+
+class PublishHangs(FakeBus):
+    """Changes are stored, but announcing them hangs (a NOTIFY on a frozen database)."""
+
+    async def publish(self, match_id: str, seq: int) -> None:
+        await asyncio.sleep(3600)
+
+
+async def test_a_failed_request_does_not_wait_to_release_its_key() -> None:
+    service = MatchService(ReleaseHangs(), FakeBus())
+    setup = Setup(seats=(Seat("human"), Seat("human")))
+    started = time.monotonic()
+    with pytest.raises(StoreDown):
+        # Liveness bound: the release may take 1 s, not the hour the store would.
+        async with asyncio.timeout(5):
+            await service.create(setup, "key", "fingerprint")
+    assert time.monotonic() - started < 3
+
+
+async def test_a_stored_change_does_not_wait_to_be_announced() -> None:
+    store = FakeStore()
+    service = MatchService(store, PublishHangs())
+    created = await service.create(Setup(seats=(Seat("human"), Seat("open"))), None, "")
+    started = time.monotonic()
+    async with asyncio.timeout(5):
+        joined = await service.join(created.match.id, 1, None, "")
+    assert time.monotonic() - started < 3
+    assert joined.seat == 1
+    assert store.records[created.match.id].state.status == "active"

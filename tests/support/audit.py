@@ -1,0 +1,133 @@
+"""The stored history of matches, checked against itself and against what clients were told.
+
+``audit`` reads the store directly (``SqlMatchStore``), not through the API: a server
+that loses or invents moves could also answer reads wrongly. For each match the event log
+must be gapless from seq 1, ``domain.match.replay(initial, events)`` must give the stored
+state, and replaying the joins and plays one by one must give back exactly the events that
+were stored. Every move a client saw acknowledged (an ``Ack``) must be the move the log
+holds at that version.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from domain.cards import NAME
+from domain.errors import ScopaError
+from domain.events import CardPlayed, SeatJoined, StoredEvent
+from domain.match import MatchState, join, play, replay
+from infra.db import make_engine
+from infra.repositories import SqlMatchStore
+
+# More events than any match can have: one read returns the whole log.
+ALL_EVENTS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Ack:
+    """A move the server answered 2xx to: ``version`` is the one the move made."""
+
+    match_id: str
+    version: int
+    seat: int
+    card: str
+    capture: tuple[str, ...]
+
+
+@dataclass
+class Audit:
+    matches: int = 0
+    events: int = 0
+    finished: int = 0
+    moves_lost: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+async def audit(database_url: str, match_ids: Iterable[str], acks: Iterable[Ack] = ()) -> Audit:
+    acked: dict[str, list[Ack]] = defaultdict(list)
+    for ack in acks:
+        acked[ack.match_id].append(ack)
+    result = Audit()
+    engine = make_engine(database_url)
+    try:
+        store = SqlMatchStore(engine)
+        for match_id in sorted(set(match_ids) | set(acked)):
+            record = await store.get(match_id)
+            if record is None:
+                result.problems.append(f"{match_id}: not stored")
+                result.moves_lost += len(acked[match_id])
+                continue
+            events = await store.events(match_id, 0, ALL_EVENTS)
+            result.matches += 1
+            result.events += len(events)
+            result.finished += record.state.status == "finished"
+            _check(match_id, record.initial, record.state, events, acked[match_id], result)
+    finally:
+        await engine.dispose()
+    return result
+
+
+def _check(
+    match_id: str,
+    initial: MatchState,
+    stored: MatchState,
+    events: list[StoredEvent],
+    acks: list[Ack],
+    result: Audit,
+) -> None:
+    problems = result.problems
+    seqs = [event.seq for event in events]
+    if seqs != list(range(1, stored.seq + 1)):
+        problems.append(f"{match_id}: seqs {seqs[:3]}..{seqs[-3:]} for last seq {stored.seq}")
+    played: dict[int, CardPlayed] | None = {}
+    try:
+        if replay(initial, events) != stored:
+            problems.append(f"{match_id}: replaying the log does not give the stored state")
+        played = _replay_step_by_step(initial, events)
+        if played is None:
+            problems.append(f"{match_id}: the log differs from what its own moves produce")
+    except ScopaError as error:
+        problems.append(f"{match_id}: the log holds a change the rules refuse: {error}")
+    for ack in acks:
+        event = (played or {}).get(ack.version)
+        if event is None or (event.seat, event.card, tuple(sorted(event.capture))) != (
+            ack.seat,
+            ack.card,
+            tuple(sorted(ack.capture)),
+        ):
+            result.moves_lost += 1
+            problems.append(f"{match_id}: acknowledged {ack} but the log has {event}")
+
+
+def _replay_step_by_step(
+    initial: MatchState, events: list[StoredEvent]
+) -> dict[int, CardPlayed] | None:
+    """The play that made each version, or None when the joins and plays of the log do not
+    produce exactly the log."""
+    # The create's own events (the first deal) come before anything a change produced.
+    state = initial
+    produced = list(events[: initial.seq])
+    played: dict[int, CardPlayed] = {}
+    for event in events[initial.seq :]:
+        if isinstance(event, SeatJoined):
+            state, new = join(state, event.seat)
+        elif isinstance(event, CardPlayed):
+            capture = [NAME.index(card) for card in event.capture]
+            state, new = play(state, event.seat, NAME.index(event.card), capture)
+            played[state.version] = event
+        else:
+            continue
+        produced += new
+    return played if produced == events else None
+
+
+async def stored_state(database_url: str, match_id: str) -> MatchState | None:
+    """The match as stored, read past any server (for one that is down, say)."""
+    engine = make_engine(database_url)
+    try:
+        record = await SqlMatchStore(engine).get(match_id)
+    finally:
+        await engine.dispose()
+    return None if record is None else record.state

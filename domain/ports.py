@@ -73,9 +73,6 @@ class MatchStore(Protocol):
         """Replace the state if it is still at ``expected_version``, append the events and add
         token hashes (a join), all in one transaction; else raise VersionConflict."""
 
-    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
-        """The seat a token hash holds in this match, or None."""
-
     async def get_for_token(
         self, match_id: str, token_hash: str
     ) -> tuple[MatchRecord, int | None] | None:

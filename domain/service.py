@@ -254,13 +254,20 @@ class MatchService:
 
     async def caller(self, match_id: str, token: str | None, *, required: bool = False) -> Caller:
         """404 before 401: the match must exist before a token can be judged against it."""
-        record = await self.load(match_id)
         if token is None:
+            record = await self.load(match_id)
             if required:
                 raise InvalidToken("this route needs a seat token: Authorization: Bearer ...")
             return Caller(record, None, None)
         hashed = token_hash(token)
-        seat = await self.store.seat_for_token(match_id, hashed)
+        found = (
+            await self.store.get_for_token(match_id, hashed)
+            if _MATCH_ID.fullmatch(match_id)
+            else None
+        )
+        if found is None:
+            raise MatchNotFound("no such match")
+        record, seat = found
         if seat is None:
             raise InvalidToken("the token is not a seat token of this match")
         return Caller(record, seat, hashed)

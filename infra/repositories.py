@@ -337,14 +337,6 @@ class SqlMatchStore:
             raise VersionConflict(f"match {match_id} is no longer at {expected_version}")
 
     @_reaching_database
-    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
-        query = select(SEATS.c.seat).where(
-            SEATS.c.match_id == match_id, SEATS.c.token_hash == token_hash
-        )
-        async with self._engine.connect() as conn:
-            return (await conn.execute(query)).scalar_one_or_none()
-
-    @_reaching_database
     async def token_known(self, token_hash: str) -> bool:
         query = select(SEATS.c.seat).where(SEATS.c.token_hash == token_hash).limit(1)
         async with self._engine.connect() as conn:

@@ -82,10 +82,6 @@ class FakeStore:
             request, stored = answer
             self.claims[(request.scope, request.key)] = (request.fingerprint, stored)
 
-    async def seat_for_token(self, match_id: str, token_hash: str) -> int | None:
-        self._check()
-        return self.tokens.get(match_id, {}).get(token_hash)
-
     async def get_for_token(
         self, match_id: str, token_hash: str
     ) -> tuple[MatchRecord, int | None] | None:

@@ -6,7 +6,8 @@ frozen (SIGSTOP: connections stay open, nothing answers) for longer than any of 
 server's database timeouts.
 
 Meanwhile every request answers within 10 s; while the database is away the answer is 503
-problem+json with ``Retry-After``, never a 500. Afterwards every match plays on to the
+problem+json with ``Retry-After``, never a 500, and a spectator's event stream that breaks
+off resumes with ``Last-Event-ID`` without a gap or a repeat. Afterwards every match plays on to the
 end, the store is consistent (replay gives the stored state, seqs have no gaps) and every
 move the server acknowledged is in the log.
 """
@@ -152,6 +153,8 @@ async def test_connections_killed_and_database_restarted_during_play(
     journal = Journal()
     matches: list[str] = []
     finals: list[dict[str, Any]] = []
+    # What a spectator's event stream delivered of each match, reconnecting as it broke.
+    streams: dict[str, list[dict[str, Any]]] = {}
     try:
         async with client(server.base_url, connections=4 * SLOTS) as http:
             player = Player(http, journal)
@@ -167,11 +170,14 @@ async def test_connections_killed_and_database_restarted_during_play(
                         return
                     matches.append(created[0])
                     deadline = time.monotonic() + FINISH_SECONDS
-                    final = await player.play_match(*created, deadline)
+                    final, streams[created[0]] = await asyncio.gather(
+                        player.play_match(*created, deadline), player.follow(created[0], deadline)
+                    )
                     if final is not None:
                         finals.append(final)
 
             await asyncio.gather(faults.run(), *(slot(i) for i in range(SLOTS)))
+            streams_cut = [m for m in matches if streams[m] != await player.log_of(m)]
         checked = await audit(url, matches, journal.acks)
         alive = server.process.poll() is None
     finally:
@@ -181,14 +187,17 @@ async def test_connections_killed_and_database_restarted_during_play(
     reliability_log.requests = journal.requests
     reliability_log.faults = faults.injected
     reliability_log.moves_lost = checked.moves_lost
-    reliability_log.failures = len(journal.breaches) + len(checked.problems)
+    reliability_log.failures = len(journal.breaches) + len(checked.problems) + len(streams_cut)
     reliability_log.notes = (
         f"{journal.statuses[503]} answers 503 during outages, {sum(faults.kills)} backends "
-        f"terminated, {len(journal.acks)} moves acknowledged, {len(matches)} matches finished"
+        f"terminated, {len(journal.acks)} moves acknowledged, {len(matches)} matches finished, "
+        f"{journal.streams_resumed} event streams resumed after breaking off"
     )
     assert journal.breaches == []
     assert checked.problems == []
     assert checked.moves_lost == 0
+    assert streams_cut == []  # each stream, resumed after each break, held the whole log
+    assert journal.streams_resumed > 0
     assert alive, server.log_text()[-4000:]
     assert code in (0, -15), server.log_text()[-4000:]
     assert len(finals) == len(matches) == checked.finished

@@ -12,9 +12,11 @@ in a body, an answer slower than ``ANSWER_SECONDS``, a refused move that was leg
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +31,7 @@ ANSWER_SECONDS = 10.0
 # Retry-After is honoured up to this, so a test does not idle through a short outage.
 RETRY_CAP_SECONDS = 2.0
 LONG_POLL_SECONDS = 5.0
+STREAM_QUIET_SECONDS = 20.0
 # Bounds on every loop: steps per match (a long match is ~250 changes, each a few steps),
 # attempts per request.
 MAX_STEPS = 5_000
@@ -51,6 +54,7 @@ class Journal:
     breaches: list[str] = field(default_factory=list)
     acks: list[Ack] = field(default_factory=list)
     moves_in_flight: int = 0
+    streams_resumed: int = 0  # event streams reconnected with Last-Event-ID
 
 
 class Player:
@@ -219,6 +223,76 @@ class Player:
             # move: unacknowledged, so the ledger does not count it.
             return
         self.journal.breaches.append(f"{match_id}: the move at {version} never got an answer")
+
+    async def log_of(self, match_id: str) -> list[dict[str, Any]]:
+        """The whole event log as a spectator reads it, page by page (the database up)."""
+        events: list[dict[str, Any]] = []
+        for _ in range(MAX_ATTEMPTS):
+            url = f"/v1/matches/{match_id}/events"
+            answer = await self.send("GET", url, params={"after": len(events)})
+            assert answer is not None
+            assert answer.status_code == 200, answer.text
+            page = answer.json()
+            events += page["events"]
+            if not page["events"] or events[-1]["seq"] >= page["last_seq"]:
+                return events
+        raise AssertionError(f"{match_id}: the log never ended")
+
+    async def follow(self, match_id: str, deadline: float) -> list[dict[str, Any]]:
+        """Every event of the match as a spectator's event stream delivers them, through
+        outages: when the stream breaks off, reconnect with ``Last-Event-ID``, as
+        EventSource does, until ``match_finished`` or ``deadline`` (monotonic)."""
+        url = f"/v1/matches/{match_id}/events/stream"
+        received: list[dict[str, Any]] = []
+        for _ in range(MAX_ATTEMPTS):
+            if time.monotonic() > deadline:
+                break
+            headers = {}
+            if received:
+                headers["Last-Event-ID"] = str(received[-1]["seq"])
+                self.journal.streams_resumed += 1
+            self.journal.requests += 1
+            try:
+                # Quiet streams send a comment every 15 s; no line for longer is a hang.
+                async with self.http.stream(
+                    "GET", url, headers=headers, timeout=STREAM_QUIET_SECONDS
+                ) as answer:
+                    self.journal.statuses[answer.status_code] += 1
+                    if answer.status_code != 200:
+                        await answer.aread()
+                        self._check("GET", url, answer)
+                        await self.back_off(answer)
+                        continue
+                    async for event in _sse_events(answer):
+                        received.append(event)
+                        if event["type"] == "match_finished":
+                            return received
+            except httpx.TimeoutException:
+                self.journal.breaches.append(f"GET {url}: silent for {STREAM_QUIET_SECONDS} s")
+            except httpx.TransportError as error:
+                self.journal.unanswered += 1
+                if not self.server_may_vanish:
+                    self.journal.breaches.append(f"GET {url}: {error!r}")
+            await asyncio.sleep(0.2)
+        self.journal.breaches.append(f"{match_id}: the stream did not reach the end in time")
+        return received
+
+
+async def _sse_events(answer: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """The events of a text/event-stream answer, each its ``data`` parsed, checked
+    against its ``id:`` and ``event:`` lines."""
+    fields: dict[str, str] = {}
+    async for line in answer.aiter_lines():
+        if line:
+            name, _, value = line.partition(":")
+            fields[name] = value.removeprefix(" ")
+            continue
+        if "data" in fields:
+            event = json.loads(fields["data"])
+            assert fields.get("id") == str(event["seq"]), fields
+            assert fields.get("event") == event["type"], fields
+            yield event
+        fields = {}
 
 
 def _bearer(token: str) -> dict[str, str]:

@@ -205,3 +205,66 @@ async def test_crash_during_an_ai_turn(
     )
     assert checked.problems == []
     assert checked.finished == 1
+
+
+@pytest.mark.postgres
+async def test_one_of_two_processes_killed_while_the_ai_thinks(
+    postgres_url: str, tmp_path: Path, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = "crash: one of two server processes killed while the AI thinks"
+    # Quicker than SLOW_AI, so the match ends soon, still long enough to be caught at it.
+    env = {"SCOPA_AI_BUDGET_MS": "150"}
+    doomed = await asyncio.to_thread(start_server, postgres_url, tmp_path, env)
+    survivor: Server | None = None
+    waited = 0.0
+    requests = 0
+
+    async def count(_request: httpx.Request) -> None:
+        nonlocal requests
+        requests += 1
+
+    try:
+        survivor = await asyncio.to_thread(start_server, postgres_url, tmp_path, env)
+        async with (
+            client(doomed.base_url, connections=2) as on_doomed,
+            client(survivor.base_url, connections=2) as http,
+        ):
+            on_doomed.event_hooks["request"].append(count)
+            http.event_hooks["request"].append(count)
+            body = {"seats": [{"kind": "ai", "level": "expert"}] * 2, "rules": {"target": 1}}
+            created = await on_doomed.post("/v1/matches", json={**body, "seed": 12})
+            assert created.status_code == 201, created.text
+            match_id = created.json()["match"]["id"]
+            moved = await wait_for(http, match_id, lambda v: v["version"] >= 2, WATCH_SECONDS)
+            assert moved is not None, doomed.log_text()[-3000:]
+            doomed.kill()
+            pending = await stored_state(postgres_url, match_id)
+            assert pending is not None
+            assert pending.status == "active", "the match ended before the crash"
+            killed = time.monotonic()
+            # The survivor finds the match on its periodic sweep (every 5 s) at the latest.
+            played = await wait_for(
+                http,
+                match_id,
+                lambda v, at=pending.version: v["version"] > at,
+                2 * PENDING_AI_SECONDS,
+            )
+            waited = time.monotonic() - killed
+            assert played is not None, survivor.log_text()[-3000:]
+            finished = await wait_for(
+                http, match_id, lambda v: v["status"] == "finished", FINISH_SECONDS
+            )
+            assert finished is not None, survivor.log_text()[-3000:]
+        checked = await audit(postgres_url, [match_id])
+    finally:
+        doomed.stop()
+        if survivor is not None:
+            survivor.stop()
+
+    reliability_log.cases = 1
+    reliability_log.requests = requests
+    reliability_log.faults = 1
+    reliability_log.failures = len(checked.problems)
+    reliability_log.notes = f"the other process played the pending AI turn after {waited:.1f} s"
+    assert checked.problems == []
+    assert checked.finished == 1

@@ -61,6 +61,11 @@ HEARTBEAT_SECONDS = 15.0
 # of the idempotency key when the request failed, and announcing a stored change. The
 # database they reach may be the very thing failing: the answer waits on neither longer.
 FOLLOW_UP_SECONDS = 1.0
+# A key that a failed request could not let go of (the database was away) is let go of
+# once the database is back, so that a retry is not told for the claim's whole lifetime
+# that the first request still runs.
+RELEASE_RETRY_SECONDS = 1.0
+RELEASE_RETRIES = 60
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 # Cursors are unpadded url-safe base64 of (created_at, id).
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}$"
@@ -241,6 +246,7 @@ class MatchService:
         self.ai = ai
         self.on_change = on_change
         self.clock = clock
+        self._releasing: set[asyncio.Task[None]] = set()
 
     # -- who is asking --------------------------------------------------------------
 
@@ -560,12 +566,27 @@ class MatchService:
         try:
             return await run(request)
         except BaseException:
-            try:
-                async with asyncio.timeout(FOLLOW_UP_SECONDS):
-                    await self.store.release_idempotent(request)
-            except Exception:
-                log.warning("could not release an idempotency key", exc_info=True)
+            if not await self._release(request):
+                log.warning("could not release an idempotency key; retrying in the background")
+                task = asyncio.create_task(self._keep_releasing(request), name="release-key")
+                self._releasing.add(task)
+                task.add_done_callback(self._releasing.discard)
             raise
+
+    async def _release(self, request: Idempotency) -> bool:
+        try:
+            async with asyncio.timeout(FOLLOW_UP_SECONDS):
+                await self.store.release_idempotent(request)
+        except Exception:
+            return False
+        return True
+
+    async def _keep_releasing(self, request: Idempotency) -> None:
+        for _ in range(RELEASE_RETRIES):
+            await asyncio.sleep(RELEASE_RETRY_SECONDS)
+            if await self._release(request):
+                return
+        log.warning("gave up releasing an idempotency key; its claim will expire")
 
     @staticmethod
     def _answer(

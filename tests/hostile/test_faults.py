@@ -246,3 +246,33 @@ async def test_a_stored_change_does_not_wait_to_be_announced() -> None:
     assert time.monotonic() - started < 3
     assert joined.seat == 1
     assert store.records[created.match.id].state.status == "active"
+
+
+class DownAfterClaim(FakeStore):
+    """The database goes away after a create claimed its key, before the create is stored."""
+
+    first = True
+
+    async def create(self, *args: Any, **kwargs: Any) -> None:
+        if self.first:
+            self.first = False
+            self.down = True
+        await super().create(*args, **kwargs)
+
+
+async def test_a_key_left_claimed_by_an_outage_is_let_go_once_the_database_is_back() -> None:
+    store = DownAfterClaim()
+    service = MatchService(store, FakeBus())
+    setup = Setup(seats=(Seat("human"), Seat("human")))
+    with pytest.raises(StoreDown):
+        await service.create(setup, "key", "fingerprint")
+    assert ("create", "key") in store.claims  # the release failed too
+    store.down = False
+    # Liveness bound: the key is retried every second.
+    for _ in range(100):
+        if ("create", "key") not in store.claims:
+            break
+        await asyncio.sleep(0.05)
+    assert ("create", "key") not in store.claims
+    created = await service.create(setup, "key", "fingerprint")
+    assert store.records[created.match.id].state.status == "active"

@@ -8,7 +8,7 @@ clients on connections of their own are released together.
   stored state, gapless.
 - One request sent 20 times at once with the same ``Idempotency-Key`` and body (a create,
   a move, a join): it takes effect once; every answer is the first one, byte for byte, or
-  409 while it runs.
+  409 while it runs. And 20 joins of one seat without a key: one takes it.
 """
 
 from __future__ import annotations
@@ -333,13 +333,26 @@ async def test_idempotent_retries_at_once_apply_once(
         assert seat_view["you"] == 1
         assert seat_view["version"] == 1
 
-    checked = await audit(servers[0].database_url, [match_id, open_id])
-    reliability_log.cases = 3
+        # Without a key, racing joins of one seat are different requests: one takes it.
+        another = await client.post("/v1/matches", json=open_body)
+        assert another.status_code == 201, another.text
+        race_id = another.json()["match"]["id"]
+        race_url = f"/v1/matches/{race_id}/seats/1/join"
+        answers = await together([(c, race_url, {}, None) for c in clients])
+        answered.extend(answers)
+        assert sorted(a.status_code for a in answers) == [200] + [409] * (RETRIES - 1)
+        assert {problem(a) for a in answers if a.status_code == 409} == {"seat-not-open"}
+
+    checked = await audit(servers[0].database_url, [match_id, open_id, race_id])
+    reliability_log.cases = 4
     reliability_log.requests = requests.count
     reliability_log.failures = len(checked.problems)
-    in_flight = sum(a.status_code == 409 for a in answered)
+    in_flight = sum(
+        a.status_code == 409 and problem(a) == "idempotency-key-in-flight" for a in answered
+    )
     reliability_log.notes = (
         f"create, move and join each sent {RETRIES} times at once over {PROCESSES} "
-        f"processes: applied once each; {in_flight} answers 409 in flight, the rest identical"
+        f"processes: applied once each; {in_flight} answers 409 in flight, the rest "
+        f"identical; {RETRIES} joins of one seat without a key: one took it"
     )
     assert checked.problems == []

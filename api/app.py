@@ -15,7 +15,7 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusController
 
 from api.controllers.events import EventController
 from api.controllers.health import HealthController
@@ -25,7 +25,7 @@ from api.controllers.moves import MoveController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.errors import ProblemHandler
-from api.middleware import RequestLog, add_request_id, complete_allow
+from api.middleware import RouteMetrics, observe
 from api.openapi import complete
 from api.ratelimit import RateLimiter
 from domain.service import MatchService
@@ -40,6 +40,16 @@ class Metrics(PrometheusController):
     """Prometheus text at /metrics, kept out of the API document: it is not JSON."""
 
     include_in_schema = False
+
+
+class ScopaApp(Litestar):
+    """Litestar, with each HTTP request named and logged around all it does."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await observe(scope, receive, send, super().__call__)
+        else:
+            await super().__call__(scope, receive, send)
 
 
 class AppSettings(Protocol):
@@ -122,9 +132,6 @@ def create_app(
 ) -> Litestar:
     """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
     limiter = RateLimiter(settings.rate_limit)
-    prometheus = PrometheusConfig(
-        app_name="scopa", prefix="scopa", group_path=True, exclude=["/metrics"]
-    )
     cors = None
     if settings.cors_origins:
         cors = CORSConfig(
@@ -140,7 +147,7 @@ def create_app(
             ],
             expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
         )
-    return Litestar(
+    return ScopaApp(
         route_handlers=[
             MatchController,
             MoveController,
@@ -159,8 +166,7 @@ def create_app(
             ),
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
-        middleware=[RequestLog(), prometheus.middleware],
-        before_send=[add_request_id, complete_allow],
+        middleware=[RouteMetrics],
         cors_config=cors,
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,

@@ -27,6 +27,7 @@ from sqlalchemy import Table, and_, delete, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.util import greenlet_spawn
 
 from domain.events import StoredEvent
 from domain.match import MatchState
@@ -250,14 +251,18 @@ class SqlMatchStore:
         that may have reached the server is not sent twice: its outcome is unknown, and
         the caller hears so (a 503)."""
         for last in (False, True):
-            async with self._engine.connect() as conn:
-                driver: Any = (await conn.get_raw_connection()).driver_connection
-                try:
-                    return await getattr(driver, fetch)(query, *args)
-                except (*_UNSENT, *_DROPPED) as error:
-                    await conn.invalidate()
-                    if last or not (isinstance(error, _UNSENT) or read):
-                        raise
+            # The pooled connection itself, not an engine Connection around it, which
+            # takes a third greenlet switch (to reach the driver) and an object with its
+            # events per statement.
+            pooled = await self._engine.raw_connection()
+            try:
+                return await getattr(pooled.driver_connection, fetch)(query, *args)
+            except (*_UNSENT, *_DROPPED) as error:
+                await greenlet_spawn(pooled.invalidate)
+                if last or not (isinstance(error, _UNSENT) or read):
+                    raise
+            finally:
+                await greenlet_spawn(pooled.close)
         raise AssertionError("unreachable")
 
     @_reaching_database

@@ -24,6 +24,9 @@ from tests.support.in_process import InProcess, serve
 if TYPE_CHECKING:
     from tests.support.reliability import ReliabilityRecord
 
+# A hang fails the test, with every thread's stack, instead of holding up the run.
+pytestmark = pytest.mark.timeout(180)
+
 PROBLEM = "https://scopa.example/problems/"
 JSON = {"Content-Type": "application/json"}
 TWO = [{"kind": "human"}, {"kind": "human"}]

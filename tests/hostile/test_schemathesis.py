@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 
     from tests.support.reliability import ReliabilityRecord
 
+# A hang fails the test, with every thread's stack, instead of holding up the run.
+pytestmark = pytest.mark.timeout(400)
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT_PATH = ROOT / "openapi" / "openapi.json"
 DOCUMENT = json.loads(DOCUMENT_PATH.read_text())

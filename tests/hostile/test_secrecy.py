@@ -1,0 +1,406 @@
+"""Secrecy: what each viewer may know, checked after every move of whole matches.
+
+Every variant is played to its end over HTTP (in process, SQLite). After each move the
+test reads the stored state (the privileged truth: every hand and the stock) and, for
+each seat token and for a spectator, the match view, the new events and a hint:
+
+- no card of another seat's hand, nor of the stock, shows in a view, nor in an event of
+  the deal being played (older deals' cards went back into the deck, and a voided deal's
+  table too, so those events may name cards that are someone's now);
+- each event is exactly the stored one as API.md projects it for the viewer: ``hand``
+  the viewer's own packet on deal_started and cards_dealt, null for a spectator, and
+  nothing else of the stored hands;
+- ``hand`` is the token's seat's hand exactly (null for a spectator), ``legal_moves``
+  only for the seat to play, a hint only for a token, and only on its turn.
+
+At the end every viewer reads the SSE stream once: the same events as the long poll.
+Then: tokens of one match are refused on another, and the database holds tokens only as
+hashes (the stored answers of idempotent creates and joins are the documented exception).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import pytest
+
+from domain.cards import NAME
+from domain.service import MAX_EVENTS
+from tests.support.in_process import InProcess, serve
+
+if TYPE_CHECKING:
+    from tests.support.reliability import ReliabilityRecord
+
+# A hang fails the test, with every thread's stack, instead of holding up the run.
+pytestmark = pytest.mark.timeout(180)
+
+CARD = re.compile(r"^(A|[2-7]|J|Q|K)[CDHS]$")
+HUMAN = {"kind": "human"}
+AI = {"kind": "ai", "level": "easy"}
+# A match waits this many reads at most for the AI to hand the turn back.
+AI_READS = 500
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    seats: list[dict[str, str]]
+    rules: dict[str, Any]
+    seed: int
+
+
+VARIANTS = [
+    Variant("2p match", [HUMAN] * 2, {"target": 1}, 1),
+    Variant("2p fifteen", [HUMAN] * 2, {"target": 1, "capture": "fifteen"}, 2),
+    Variant("2p ace sweeps", [HUMAN] * 2, {"target": 1, "ace_sweeps": "sweep"}, 3),
+    Variant("2p ace sweeps no point", [HUMAN] * 2, {"target": 1, "ace_sweeps": "no_point"}, 4),
+    Variant(
+        "2p king and sequence",
+        [HUMAN] * 2,
+        {"target": 1, "king_of_diamonds": True, "diamond_sequence": True},
+        5,
+    ),
+    Variant("2p six cards", [HUMAN] * 2, {"target": 1, "hand_size": 6}, 6),
+    Variant("2p to eleven", [HUMAN] * 2, {}, 7),
+    Variant("4p match", [HUMAN] * 4, {"target": 1}, 8),
+    Variant(
+        "4p fifteen and king",
+        [HUMAN] * 4,
+        {"target": 1, "capture": "fifteen", "king_of_diamonds": True},
+        9,
+    ),
+    Variant("4p with the AI", [HUMAN, AI, HUMAN, AI], {"target": 1, "ace_sweeps": "sweep"}, 10),
+]
+
+
+def _cards(value: Any) -> set[str]:
+    """Every card named anywhere in a JSON value."""
+    if isinstance(value, str):
+        return {value} if CARD.match(value) else set()
+    if isinstance(value, dict):
+        return set().union(*(_cards(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_cards(v) for v in value))
+    return set()
+
+
+def _seen_by(stored: Any, seat: int | None) -> dict[str, Any]:
+    """API.md's projection of a stored event for a viewer: its own packet only."""
+    event: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stored))
+    if event["type"] in ("deal_started", "cards_dealt"):
+        hands = event.pop("hands")
+        event["hand"] = None if seat is None else hands[seat]
+    return event
+
+
+def _bearer(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+@dataclass
+class Viewer:
+    seat: int | None  # None: a spectator
+    token: str | None
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return "spectator" if self.seat is None else f"seat {self.seat}"
+
+
+@dataclass
+class Table:
+    """One match being played, and what the test knows of it for certain."""
+
+    api: InProcess
+    match_id: str
+    viewers: list[Viewer]
+    record: ReliabilityRecord
+    moves: int = 0
+    breaches: list[str] = field(default_factory=list)
+
+    async def get(self, path: str, token: str | None = None) -> Any:
+        self.record.requests += 1
+        return await self.api.client.get(
+            f"/v1/matches/{self.match_id}{path}", headers=_bearer(token)
+        )
+
+    def breach(self, viewer: Viewer, what: str) -> None:
+        self.breaches.append(f"move {self.moves}, {viewer.name}: {what}")
+
+    async def truth(self) -> Any:
+        record = await self.api.store.get(self.match_id)
+        assert record is not None
+        return record.state
+
+    async def check_everyone(self) -> Any:
+        """Every viewer's view, new events and hint against the stored state; that state."""
+        state = await self.truth()
+        stored = await self.api.store.events(self.match_id, 0, MAX_EVENTS * 10)
+        hands = [{NAME[c] for c in hand} for hand in state.hands]
+        stock = {NAME[c] for c in state.stock}
+        for viewer in self.viewers:
+            secret = stock.union(*(h for seat, h in enumerate(hands) if seat != viewer.seat))
+            await self._check_view(viewer, state, hands, secret)
+            await self._check_events(viewer, stored, secret)
+            await self._check_hint(viewer, state)
+        return state
+
+    async def _check_view(
+        self, viewer: Viewer, state: Any, hands: list[set[str]], secret: set[str]
+    ) -> None:
+        answer = await self.get("", viewer.token)
+        assert answer.status_code == 200, answer.text
+        view = answer.json()
+        if view["version"] != state.version:
+            self.breach(viewer, f"view at version {view['version']}, stored {state.version}")
+        if leaked := _cards(view) & secret:
+            self.breach(viewer, f"view shows {sorted(leaked)}")
+        if viewer.seat is None:
+            if view["hand"] is not None or view["you"] is not None or view["legal_moves"]:
+                self.breach(viewer, "a spectator view with a hand, a seat or moves")
+        else:
+            if view["you"] != viewer.seat:
+                self.breach(viewer, f"you is {view['you']}")
+            if set(view["hand"]) != hands[viewer.seat] or len(view["hand"]) != len(
+                hands[viewer.seat]
+            ):
+                self.breach(viewer, f"hand {view['hand']}, stored {sorted(hands[viewer.seat])}")
+            to_play = state.status == "active" and state.turn == viewer.seat
+            if bool(view["legal_moves"]) != to_play:
+                self.breach(viewer, f"legal_moves {view['legal_moves']} when to play is {to_play}")
+            if not {m["card"] for m in view["legal_moves"]} <= hands[viewer.seat]:
+                self.breach(viewer, "a legal move with a card not in hand")
+
+    async def _check_events(self, viewer: Viewer, stored: list[Any], secret: set[str]) -> None:
+        after = viewer.events[-1]["seq"] if viewer.events else 0
+        query = f"?after={after}&token={viewer.token}" if viewer.token else f"?after={after}"
+        answer = await self.get(f"/events{query}")
+        assert answer.status_code == 200, answer.text
+        viewer.events.extend(answer.json()["events"])
+        expected = [_seen_by(e, viewer.seat) for e in stored]
+        if len(viewer.events) != len(expected):
+            self.breach(viewer, f"{len(viewer.events)} events, {len(expected)} stored")
+        for got, want in zip(viewer.events, expected, strict=False):
+            if got != want:
+                self.breach(viewer, f"event {got} for {want}")
+                break
+        starts = [i for i, e in enumerate(viewer.events) if e["type"] == "deal_started"]
+        this_deal = viewer.events[starts[-1] :] if starts else []
+        if leaked := _cards(this_deal) & secret:
+            self.breach(viewer, f"events of this deal show {sorted(leaked)}")
+
+    async def _check_hint(self, viewer: Viewer, state: Any) -> None:
+        answer = await self.get("/hint", viewer.token)
+        problem = answer.json().get("type", "").rsplit("/", 1)[-1]
+        if viewer.seat is None:
+            expected = (401, "invalid-token")
+        elif state.status != "active":
+            expected = (409, "match-not-active")
+        elif state.turn != viewer.seat:
+            expected = (409, "not-your-turn")
+        else:
+            expected = (200, "")
+        if (answer.status_code, problem) != expected:
+            self.breach(viewer, f"hint answered {answer.status_code} {problem}, not {expected}")
+        elif answer.status_code == 200 and answer.json()["card"] not in {
+            NAME[c] for c in state.hands[viewer.seat]
+        }:
+            self.breach(viewer, f"hint {answer.json()} of a card not in hand")
+
+    async def check_streams(self) -> None:
+        """Each viewer reads the SSE stream once: what the long poll gave it, in order."""
+        for viewer in self.viewers:
+            query = f"?token={viewer.token}" if viewer.token else ""
+            answer = await self.get(f"/events/stream{query}")
+            assert answer.status_code == 200
+            streamed = [
+                msgspec.json.decode(line.removeprefix("data: "))
+                for line in answer.text.splitlines()
+                if line.startswith("data: ")
+            ]
+            if streamed != viewer.events:
+                self.breach(viewer, "the stream differs from the long poll")
+
+
+async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -> Table:
+    body = {"seats": variant.seats, "rules": variant.rules, "seed": variant.seed}
+    created = await api.client.post(
+        "/v1/matches", json=body, headers={"Idempotency-Key": f"create-{variant.seed}"}
+    )
+    record.requests += 1
+    assert created.status_code == 201, created.text
+    answer = created.json()
+    # The create answer's match is the spectator view.
+    assert answer["match"]["hand"] is None
+    assert answer["match"]["you"] is None
+    viewers = [Viewer(None, None)] + [Viewer(t["seat"], t["token"]) for t in answer["tokens"]]
+    return Table(api, answer["match"]["id"], viewers, record)
+
+
+async def play(table: Table, rng: random.Random) -> None:
+    """Play the human seats' moves, a legal one picked at random, checking after each.
+
+    The checks run while the match stands still (a human's turn, or the end): while an
+    AI seat is to play, the state may change between two reads."""
+    tokens = {v.seat: v.token for v in table.viewers if v.seat is not None}
+    while True:
+        state = await table.truth()
+        for _ in range(AI_READS):
+            if state.status != "active" or state.turn in tokens:
+                break
+            await asyncio.sleep(0.005)
+            state = await table.truth()
+        else:
+            raise AssertionError("the AI never handed the turn back")
+        state = await table.check_everyone()
+        if state.status != "active":
+            return
+        token = tokens[state.turn]
+        view = (await table.get("", token)).json()
+        move = rng.choice(view["legal_moves"])
+        headers = {**_bearer(token), "If-Match": f'"{state.version}"'}
+        if rng.random() < 0.5:
+            headers["Idempotency-Key"] = f"move-{table.moves}"
+        answer = await table.api.client.post(
+            f"/v1/matches/{table.match_id}/moves",
+            json={"card": move["card"], "capture": move["capture"]},
+            headers=headers,
+        )
+        table.record.requests += 1
+        assert answer.status_code == 200, answer.text
+        table.moves += 1
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=[v.name for v in VARIANTS])
+async def test_no_viewer_learns_a_hidden_card(
+    variant: Variant, sqlite_url: str, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = f"secrecy ({variant.name})"
+    async with serve(sqlite_url, stream_seconds=5.0) as api:
+        table = await _create(api, variant, reliability_log)
+        await play(table, random.Random(variant.seed))
+        await table.check_streams()
+        finished = (await table.truth()).status == "finished"
+    reliability_log.cases = 1
+    reliability_log.failures = len(table.breaches)
+    reliability_log.notes = f"{table.moves} moves, {len(table.viewers)} viewers each"
+    assert finished
+    assert table.moves >= 10
+    assert not table.breaches, "\n".join(table.breaches[:20])
+
+
+ROUTES = [
+    ("GET", ""),
+    ("GET", "/scores"),
+    ("GET", "/hint"),
+    ("GET", "/events"),
+    ("GET", "/events/stream"),
+    ("POST", "/moves"),
+    ("POST", "/seats/1/join"),
+]
+
+
+async def test_a_token_works_on_its_own_match_only(
+    sqlite_url: str, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = "secrecy (tokens across matches)"
+    async with serve(sqlite_url, stream_seconds=0.2) as api:
+        matches = []
+        for _ in range(2):
+            created = await api.client.post(
+                "/v1/matches", json={"seats": [HUMAN, {"kind": "open"}]}
+            )
+            assert created.status_code == 201
+            match_id = created.json()["match"]["id"]
+            joined = await api.client.post(f"/v1/matches/{match_id}/seats/1/join")
+            assert joined.status_code == 200
+            tokens = [created.json()["tokens"][0]["token"], joined.json()["token"]]
+            matches.append((match_id, tokens))
+        wrong = []
+        for (match_id, _), (_, others) in [(matches[0], matches[1]), (matches[1], matches[0])]:
+            for token in others:
+                for method, path in ROUTES:
+                    body = {"card": "7D"} if path == "/moves" else None
+                    for where in ("header", "query"):
+                        if where == "query" and not path.startswith("/events"):
+                            continue
+                        url = f"/v1/matches/{match_id}{path}"
+                        headers = _bearer(token) if where == "header" else {}
+                        params = {"token": token} if where == "query" else {}
+                        answer = await api.client.request(
+                            method, url, headers=headers, params=params, json=body
+                        )
+                        reliability_log.requests += 1
+                        reliability_log.cases += 1
+                        if answer.status_code != 401 or "invalid-token" not in answer.text:
+                            status = answer.status_code
+                            wrong.append(
+                                f"{method} {path} by {where}: {status} {answer.text[:200]}"
+                            )
+    reliability_log.failures = len(wrong)
+    assert not wrong, "\n".join(wrong)
+
+
+def _rows(database: str, table: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(database) as conn:
+        return list(conn.execute(f"SELECT * FROM {table}"))
+
+
+def _holds(row: tuple[Any, ...], token: str) -> bool:
+    needle = token.encode()
+    return any(
+        (isinstance(cell, bytes) and needle in cell) or (isinstance(cell, str) and token in cell)
+        for cell in row
+    )
+
+
+async def test_tokens_are_stored_as_hashes_only(
+    sqlite_url: str, reliability_log: ReliabilityRecord
+) -> None:
+    """After creates, joins and moves, each with an Idempotency-Key: no table holds a token
+    in the clear but the stored answers of the idempotent creates and joins."""
+    reliability_log.check = "secrecy (tokens at rest)"
+    async with serve(sqlite_url, stream_seconds=0.2) as api:
+        variant = Variant("2p", [HUMAN, {"kind": "open"}], {"target": 1}, 11)
+        table = await _create(api, variant, reliability_log)
+        joined = await api.client.post(
+            f"/v1/matches/{table.match_id}/seats/1/join", headers={"Idempotency-Key": "join-1"}
+        )
+        assert joined.status_code == 200
+        table.viewers.append(Viewer(1, joined.json()["token"]))
+        await play(table, random.Random(11))
+        assert not table.breaches, "\n".join(table.breaches[:20])
+    database = sqlite_url.removeprefix("sqlite+aiosqlite:///")
+    tokens = [v.token for v in table.viewers if v.token]
+    hashes = {row[1]: row[2] for row in _rows(database, "seats")}
+    assert sorted(hashes.values()) == sorted(hashlib.sha256(t.encode()).hexdigest() for t in tokens)
+    wrong = [
+        f"{name}: {row[:2]}"
+        for name in ("matches", "seats", "events")
+        for row in _rows(database, name)
+        for token in tokens
+        if _holds(row, token)
+    ]
+    answers = _rows(database, "idempotency")
+    assert any(row[0].startswith("join:") for row in answers)
+    assert (
+        sum(1 for row in answers if row[0] not in ("create",) and not row[0].startswith("join:"))
+        > 0
+    )
+    wrong += [
+        f"idempotency {row[0][:12]}.../{row[1]}"
+        for row in answers
+        for token in tokens
+        if _holds(row, token) and row[0] != "create" and not row[0].startswith("join:")
+    ]
+    reliability_log.cases = len(tokens)
+    reliability_log.failures = len(wrong)
+    assert not wrong, "\n".join(wrong)

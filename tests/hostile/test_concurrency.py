@@ -31,7 +31,8 @@ from tests.support.audit import audit
 from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, start_server
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+# A hang fails the test, with every thread's stack, instead of holding up the run.
+pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(400)]
 
 PROCESSES = 2
 RACERS = 100

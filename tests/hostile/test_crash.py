@@ -23,7 +23,8 @@ from tests.support.driver import Journal, Player, client
 from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, free_port, start_server
 
-pytestmark = pytest.mark.slow
+# A hang fails the test, with every thread's stack, instead of holding up the run.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 CRASHES = 2
 # Liveness bounds, generous for a loaded machine: a match of target 1 takes seconds.

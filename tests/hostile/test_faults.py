@@ -34,6 +34,9 @@ from tests.support.private_postgres import PrivatePostgres
 from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, start_server
 
+# A hang fails the test, with every thread's stack, instead of holding up the run.
+pytestmark = pytest.mark.timeout(300)
+
 DATABASE = "scopa"
 SLOTS = 6
 # Liveness only: a match of target 1 takes seconds; the bound allows for a loaded machine.

@@ -58,7 +58,10 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--seat", type=int, help="the open seat to join")
     parser.add_argument("--token", help="a seat token you already hold")
     args = parser.parse_args(argv)
-    async with httpx.AsyncClient(base_url=args.url, timeout=30) as client:
+    # Drop idle connections before the server's 5 s keep-alive does, or a request can
+    # race the server closing the socket under it ("Server disconnected").
+    limits = httpx.Limits(keepalive_expiry=2)
+    async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as client:
         if args.match is None:
             created = await client.post(
                 "/v1/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}]}

@@ -19,6 +19,15 @@ from typing import Any
 import httpx
 
 
+def connect(url: str) -> httpx.AsyncClient:
+    """A client for the server at ``url``.
+
+    It drops idle connections before the server's 5 s keep-alive does, or a request can
+    race the server closing the socket under it ("Server disconnected").
+    """
+    return httpx.AsyncClient(base_url=url, timeout=30, limits=httpx.Limits(keepalive_expiry=2))
+
+
 def pick(moves: list[dict[str, Any]]) -> dict[str, Any]:
     """A sweep if there is one, else the move that takes the most cards."""
     return max(moves, key=lambda m: (m["sweep"], len(m["capture"]), "7D" in m["capture"]))
@@ -58,10 +67,7 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--seat", type=int, help="the open seat to join")
     parser.add_argument("--token", help="a seat token you already hold")
     args = parser.parse_args(argv)
-    # Drop idle connections before the server's 5 s keep-alive does, or a request can
-    # race the server closing the socket under it ("Server disconnected").
-    limits = httpx.Limits(keepalive_expiry=2)
-    async with httpx.AsyncClient(base_url=args.url, timeout=30, limits=limits) as client:
+    async with connect(args.url) as client:
         if args.match is None:
             created = await client.post(
                 "/v1/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}]}

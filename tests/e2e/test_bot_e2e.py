@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from examples.bot import play_seat
+from examples.bot import connect, play_seat
 from tests.e2e.conftest import Server
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -138,7 +138,7 @@ def check_finished(
 )
 async def test_bots_play_a_match_to_the_end(serve: Any, kinds: list[str], seed: int) -> None:
     server: Server = serve()
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+    async with connect(server.base_url) as client:
         match_id, tokens = await create(client, kinds, seed)
         finals = await play_to_the_end(client, match_id, tokens)
         events = await all_events(client, match_id)
@@ -150,7 +150,7 @@ async def test_bots_play_a_match_to_the_end(serve: Any, kinds: list[str], seed: 
 
 async def test_open_seats_joined_then_played_to_the_end(serve: Any) -> None:
     server: Server = serve()
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=30) as client:
+    async with connect(server.base_url) as client:
         match_id, tokens = await create(client, ["human", "open", "human", "open"], 13)
         # The holders wait for the match to start, as a bot does that creates and waits.
         waiting = [

@@ -27,7 +27,7 @@ import json
 import platform
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 
 from domain.cards import DECK
@@ -42,25 +42,26 @@ RULES = make_rules()
 ROUNDS = 3
 
 
-def fast_deals(seed: int, count: int) -> None:
+def opened_deals(seed: int, count: int) -> Iterator[Deal]:
+    """Fresh 2-player deals shuffled by the match generator, the dealer alternating."""
     shuffles = SplitMix64(seed)
-    pick = random.Random(seed).randrange
     for i in range(count):
         deck = list(DECK)
         shuffles.shuffle(deck)
-        deal = Deal.open(RULES, 2, i & 1, deck)
+        yield Deal.open(RULES, 2, i & 1, deck)
+
+
+def fast_deals(seed: int, count: int) -> None:
+    pick = random.Random(seed).randrange
+    for deal in opened_deals(seed, count):
         play_out(deal, pick)
         deal.take_leftovers()
         deal_points(RULES, deal.piles, deal.sweeps)
 
 
 def public_deals(seed: int, count: int) -> None:
-    shuffles = SplitMix64(seed)
     pick = random.Random(seed).randrange
-    for i in range(count):
-        deck = list(DECK)
-        shuffles.shuffle(deck)
-        deal = Deal.open(RULES, 2, i & 1, deck)
+    for deal in opened_deals(seed, count):
         while not deal.is_over():
             moves = deal.legal_moves()
             deal.play(*moves[pick(len(moves))])

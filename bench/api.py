@@ -8,9 +8,25 @@ Needs wrk (``apt-get install wrk``). Creates a Postgres database of its own
 setting at its default), creates the matches (two human seats each) and has wrk play
 them: one wrk thread and one keep-alive connection per match, playing both seats in
 turn (bench/wrk_client.lua says how), for the warm-up and then the measured seconds.
-Then, in the same run, the same client at the same concurrency asks bench/bare_app.py (a
-Litestar route returning a small JSON object, served by the same uvicorn settings) for
-``bare_rps``. The database is dropped and both servers stopped at the end.
+Then, in the same run, the same client at the same concurrency (same warm-up and seconds)
+measures three routes of bench/bare_app.py, one process served as ``scopa serve`` serves
+the real app, each for a phase of its own:
+
+- ``GET /``, a small JSON object and nothing else: ``bare_rps``, the yardstick ``ratio``
+  divides by.
+- ``POST /echo/{i}``, a small JSON body read and a small JSON object answered, no storage:
+  ``echo_*``, what any POST costs here.
+- ``POST /write/{i}``, one committed write to the bench's database through an asyncpg
+  pool the size of the server's (a version bump of row i of ``bench_floor`` and a
+  ~200-byte row in ``bench_floor_events``, one statement): ``write_*``, what any POST
+  that stores one change costs here, the floor under a stored move.
+
+The two floors sit next to the move figures because on a small machine the targets a
+move is held to (p99, moves/s against ``bare_rps``) can sit below what one committed
+Postgres write allows at this concurrency: ``write_ratio`` (``write_rps / bare_rps``) and
+``write_p99_ms`` say how close a stored move can get on this machine under this load, in
+the same run, so the figures can be read together and reproduced. The database is dropped
+and the servers stopped at the end.
 
 The client is wrk with a Lua script, not a Python client: on two cores a Python client
 (httpx, or even a minimal one on asyncio streams) spends more CPU per request than bare
@@ -22,7 +38,7 @@ machine disturbs least.
 Figures count what completed inside the measured window: ``moves_per_s``, ``p50_ms`` and
 ``p99_ms`` the accepted POST moves (200), ``requests_per_s`` every request of the move run
 (moves, the 422s of ambiguous captures, GETs, creates). The last line is one JSON object
-with every figure.
+with every figure; ``echo_*`` and ``write_*`` count the 200s of their route.
 """
 
 from __future__ import annotations
@@ -53,6 +69,8 @@ CLIENT = ROOT / "bench" / "wrk_client.lua"
 ADMIN_DSN = os.environ.get("SCOPA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 HOST = "127.0.0.1"
 READY_SECONDS = 60.0
+# The answers whose latency is timed: an accepted move, or a 200 of a bare_app route.
+TIMED = frozenset({"move", "bare", "echo", "write"})
 
 
 class BenchError(Exception):
@@ -105,7 +123,7 @@ def load(
             end_text, latency_text, kind = line.split()
             if low <= float(end_text) <= high:
                 kinds[kind] += 1
-                if kind in ("move", "bare"):
+                if kind in TIMED:
                     latencies.append(float(latency_text))
     errors = {kind: n for kind, n in kinds.items() if kind.startswith("error")}
     if errors or not latencies:
@@ -188,17 +206,28 @@ def wait_ready(port: int, path: str, process: subprocess.Popen[bytes], log: Path
         time.sleep(0.1)
 
 
-async def admin(statement: str) -> None:
-    conn = await asyncpg.connect(ADMIN_DSN, timeout=5)
+async def admin(statement: str, dsn: str = ADMIN_DSN) -> None:
+    conn = await asyncpg.connect(dsn, timeout=5)
     try:
         await conn.execute(statement)
     finally:
         await conn.close()
 
 
-def database_url(name: str) -> str:
-    url = make_url(ADMIN_DSN).set(drivername="postgresql+asyncpg", database=name)
+def database_url(name: str, driver: str = "postgresql+asyncpg") -> str:
+    url = make_url(ADMIN_DSN).set(drivername=driver, database=name)
     return url.render_as_string(hide_password=False)
+
+
+def floor_tables(rows: int) -> str:
+    """bench/bare_app.py's POST /write tables: one row per connection, no events yet."""
+    return f"""
+        CREATE TABLE bench_floor (id integer PRIMARY KEY, version integer NOT NULL);
+        CREATE TABLE bench_floor_events (
+            id integer, seq integer, payload bytea, PRIMARY KEY (id, seq)
+        );
+        INSERT INTO bench_floor (id, version) SELECT i, 0 FROM generate_series(0, {rows - 1}) i;
+    """
 
 
 def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
@@ -229,11 +258,17 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         moves = load(port, servers[-1], args, ["moves", str(matches), str(folder / "moves")])
         stop(servers.pop())
 
+        plain = database_url(name, "postgresql")
+        asyncio.run(admin(floor_tables(args.matches), plain))
         port, log = free_port(), folder / "bare.log"
-        servers.append(start(["-m", "bench.bare_app", "--port", str(port)], {}, log))
+        bare_app = ["-m", "bench.bare_app", "--port", str(port), "--database", plain]
+        servers.append(start(bare_app, {}, log))
         wait_ready(port, "/", servers[-1], log)
-        (folder / "bare").mkdir()
-        bare = load(port, servers[-1], args, ["bare", "-", str(folder / "bare")])
+        phases: dict[str, dict[str, Any]] = {}
+        for mode in ("bare", "echo", "write"):
+            (folder / mode).mkdir()
+            phases[mode] = load(port, servers[-1], args, [mode, "-", str(folder / mode)])
+        bare, echo, write = phases["bare"], phases["echo"], phases["write"]
     finally:
         for server in servers:
             stop(server)
@@ -256,6 +291,17 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "bare_p99_ms": round(bare["p99_ms"], 2),
         "bare_server_cpu_ms_per_request": rounded(bare["cpu_ms_each"]),
         "bare_server_cpu_share": rounded(bare["cpu_share"], 2),
+        "echo_rps": round(echo["per_s"], 1),
+        "echo_p50_ms": round(echo["p50_ms"], 2),
+        "echo_p99_ms": round(echo["p99_ms"], 2),
+        "echo_server_cpu_ms_per_request": rounded(echo["cpu_ms_each"]),
+        "echo_server_cpu_share": rounded(echo["cpu_share"], 2),
+        "write_rps": round(write["per_s"], 1),
+        "write_p50_ms": round(write["p50_ms"], 2),
+        "write_p99_ms": round(write["p99_ms"], 2),
+        "write_ratio": round(write["per_s"] / bare["per_s"], 4),
+        "write_server_cpu_ms_per_request": rounded(write["cpu_ms_each"]),
+        "write_server_cpu_share": rounded(write["cpu_share"], 2),
         "connections": args.matches,
         "seconds": args.seconds,
         "warmup": args.warmup,
@@ -296,7 +342,18 @@ def main(argv: list[str] | None = None) -> int:
             f"  server CPU: {figures['bare_server_cpu_ms_per_request']:.3f} ms a request, "
             f"{figures['bare_server_cpu_share']:.0%} of one core"
         )
+    for key, label in (("echo", "POST, no storage"), ("write", "POST, one committed write")):
+        print(
+            f"{label} (/{key}): {figures[f'{key}_rps']:.0f} requests/s, "
+            f"p50 {figures[f'{key}_p50_ms']:.1f} ms, p99 {figures[f'{key}_p99_ms']:.1f} ms"
+        )
+        if figures[f"{key}_server_cpu_ms_per_request"] is not None:
+            print(
+                f"  server CPU: {figures[f'{key}_server_cpu_ms_per_request']:.3f} ms a request, "
+                f"{figures[f'{key}_server_cpu_share']:.0%} of one core"
+            )
     print(f"moves/s over bare requests/s: {figures['ratio']:.1%}")
+    print(f"write requests/s over bare requests/s: {figures['write_ratio']:.1%}")
     print(json.dumps(figures))
     return 0
 

@@ -1,18 +1,54 @@
-"""The yardstick for bench/api.py: Litestar returning a small JSON object, nothing else.
+"""The yardstick and the two floors for bench/api.py: Litestar doing as little as it can.
 
-    python -m bench.bare_app [--host H] [--port P]
+    python -m bench.bare_app [--host H] [--port P] [--database postgresql://...]
 
-Served exactly as ``scopa serve`` serves the real app (infra/cli.py: ``uvicorn.run`` with
-the default loop and HTTP parser, one process, no uvicorn logging), so the difference
-between the two is what the real app does per request.
+- ``GET /``, the yardstick: a small JSON object, nothing else (bench/api.py's
+  ``bare_rps``, which ``ratio`` divides by).
+- ``POST /echo/{n}``, the floor of any POST: reads a small JSON body and answers a small
+  JSON object, no storage (``echo_*``).
+- ``POST /write/{n}``, the floor of any POST that stores one change: one statement,
+  committed, through an asyncpg pool the size of the server's own
+  (``infra.db.POOL_SIZE``): row ``n`` of ``bench_floor`` gets its version bumped and
+  ``bench_floor_events`` a ~200-byte row under that version, the least a stored move
+  costs (``write_*``). The tables are bench/api.py's to create. Without ``--database``
+  the route answers 503.
+
+Served exactly as ``scopa serve`` serves the real app (infra/cli.py: ``gc.freeze()``
+once built, then ``uvicorn.run`` with the default loop and HTTP parser, one process, no
+uvicorn logging), so the difference between these and the real app is what the real
+app does per request.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+from typing import Annotated, Any
 
+import asyncpg
+import msgspec
 import uvicorn
-from litestar import Litestar, get
+from litestar import Litestar, Request, get, post
+from litestar.datastructures import State
+from litestar.exceptions import HTTPException
+from litestar.params import PathParameter
+
+from infra.db import POOL_SIZE
+
+# One statement, so one round trip and its own transaction: the version bump and the
+# event row commit together, or neither does.
+WRITE = """
+WITH moved AS (
+    UPDATE bench_floor SET version = version + 1 WHERE id = $1 RETURNING id, version
+)
+INSERT INTO bench_floor_events (id, seq, payload) SELECT id, version, $2 FROM moved
+RETURNING seq
+"""
+# About what a stored move's event weighs.
+PAYLOAD = bytes(range(200))
+
+# Declared as the real app declares its path parameters (api/controllers/params.py).
+Row = Annotated[int, PathParameter(description="The client's connection, 0 to N - 1")]
 
 
 @get("/")
@@ -20,14 +56,46 @@ async def hello() -> dict[str, object]:
     return {"hello": "world", "n": 1}
 
 
-app = Litestar([hello])
+@post("/echo/{n:int}", status_code=200)
+async def echo(n: Row, request: Request[Any, Any, Any]) -> dict[str, object]:
+    # The body read and decoded as the real move route does (api/controllers/moves.py).
+    data = msgspec.json.decode(await request.body(), type=dict[str, Any])
+    return {"n": n, "card": data.get("card")}
+
+
+@post("/write/{n:int}", status_code=200)
+async def write(n: Row, state: State) -> dict[str, object]:
+    pool: asyncpg.Pool | None = state.get("pool")
+    if pool is None:
+        raise HTTPException(status_code=503, detail="started without --database")
+    seq = await pool.fetchval(WRITE, n, PAYLOAD)
+    if seq is None:
+        raise HTTPException(status_code=404, detail=f"no bench_floor row {n}")
+    return {"seq": seq}
+
+
+def build(database: str | None = None) -> Litestar:
+    """The app; with a DSN (plain ``postgresql://``), ``/write`` has a pool to write with."""
+
+    async def open_pool(app: Litestar) -> None:
+        app.state.pool = await asyncpg.create_pool(database, min_size=POOL_SIZE, max_size=POOL_SIZE)
+
+    async def close_pool(app: Litestar) -> None:
+        await app.state.pool.close()
+
+    if database is None:
+        return Litestar([hello, echo, write])
+    return Litestar([hello, echo, write], on_startup=[open_pool], on_shutdown=[close_pool])
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
+    parser.add_argument("--database", help="postgresql://... DSN for POST /write")
     args = parser.parse_args(argv)
+    app = build(args.database)
+    gc.freeze()
     uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=False)
 
 

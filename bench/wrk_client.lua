@@ -3,17 +3,24 @@
 --
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- moves MATCHES_FILE LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- bare  -            LOG_FOLDER
+--   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- echo  -            LOG_FOLDER
+--   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- write -            LOG_FOLDER
 --
--- "bare": GET / again and again. "moves": thread i plays both seats of the match on line
--- i of MATCHES_FILE ("id token0 token1 turn"), then of new matches once that one ends.
+-- "bare": GET / again and again. "echo" and "write": thread i POSTs a small JSON body to
+-- /echo/i or /write/i (bench/bare_app.py) again and again, so each thread writes a row
+-- of its own.
+--
+-- "moves": thread i plays both seats of the match on line i of MATCHES_FILE
+-- ("id token0 token1 turn"), then of new matches once that one ends.
 -- A move costs one POST when the thread knows the mover's hand (each move's answer holds
 -- the mover's hand and whose turn is next): a card from that hand, capture left out, and
 -- on the 422 of an ambiguous capture one of the choices the problem lists. A GET of the
 -- view is needed only when a packet or a deal has emptied the hand it knew.
 --
 -- Every answer is one line of LOG_FOLDER/thread-i.log: "end latency kind", seconds on
--- CLOCK_MONOTONIC (Python's time.perf_counter on Linux); kind is bare, move (accepted),
--- ambiguous, view, create, or error-STATUS.
+-- CLOCK_MONOTONIC (Python's time.perf_counter on Linux); kind is bare, echo, write, move
+-- (accepted), ambiguous, view, create, or error-STATUS (any status but 200 for bare,
+-- echo and write).
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -35,11 +42,12 @@ function setup(thread)
   created = created + 1
 end
 
-local mode, log, sent, kind, card
+local mode, log, sent, kind, card, floor_path
 local match_id, tokens, turn, hands, chosen, dead
 
 local JSON = { ["Content-Type"] = "application/json" }
 local CREATE = '{"seats":[{"kind":"human"},{"kind":"human"}]}'
+local FLOOR_BODY = '{"card":"7D"}'
 
 local function cards(list)
   local found = {}
@@ -64,7 +72,9 @@ function init(args)
   mode = args[1]
   log = assert(io.open(args[3] .. "/thread-" .. index .. ".log", "w"))
   math.randomseed(index + 1)
-  if mode == "moves" then
+  if mode == "echo" or mode == "write" then
+    floor_path = "/" .. mode .. "/" .. index
+  elseif mode == "moves" then
     local line = 0
     for text in io.lines(args[2]) do
       if line == index then
@@ -87,6 +97,10 @@ function request()
   if mode == "bare" then
     kind = "bare"
     return wrk.format("GET", "/")
+  end
+  if floor_path ~= nil then
+    kind = mode
+    return wrk.format("POST", floor_path, JSON, FLOOR_BODY)
   end
   if dead then
     kind = "create"
@@ -132,7 +146,7 @@ end
 function response(status, headers, body)
   local ended = now()
   local outcome = kind
-  if kind == "bare" then
+  if kind == "bare" or kind == "echo" or kind == "write" then
     if status ~= 200 then
       outcome = "error-" .. status
     end

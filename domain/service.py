@@ -1,9 +1,12 @@
 """The match use cases: create, join, play, read; they speak only to the ports.
 
-Every request reloads the match from the store: no game state lives in process memory,
-so any number of processes can serve one database. A change is stored only if the match
-is still at the version it was decided on; on a lost race the service reloads and checks
-again, so the loser gets the answer the new state deserves, never a double move.
+The store is the only authority, so any number of processes can serve one database. A
+change is stored only if the match is still at the version it was decided on; on a lost
+race the service reloads and checks again, so the loser gets the answer the new state
+deserves, never a double move. Reads always go to the store. A move may start from the
+state this process last saw (``domain.recent``), which spares it a read: the
+version-checked save confirms an acceptance, and a refusal is given only once the match
+has been read afresh.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from domain.ports import (
     StoredAnswer,
     VersionConflict,
 )
+from domain.recent import RecentMatches
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
 from domain.views import MatchView, MoveView, match_view, seat_moves
@@ -181,6 +185,7 @@ class Caller:
     record: MatchRecord
     seat: int | None
     token_hash: str | None
+    fresh: bool = True  # False: ``record`` is this process's last sight of the match
 
     @property
     def match_id(self) -> str:
@@ -247,6 +252,7 @@ class MatchService:
         self.on_change = on_change
         self.clock = clock
         self._releasing: set[asyncio.Task[None]] = set()
+        self.recent = RecentMatches()
 
     # -- who is asking --------------------------------------------------------------
 
@@ -256,16 +262,26 @@ class MatchService:
         if record is None:
             # Not echoing the id: it is whatever the caller put in the path.
             raise MatchNotFound("no such match")
+        self.recent.remember(record)
         return record
 
-    async def caller(self, match_id: str, token: str | None, *, required: bool = False) -> Caller:
-        """404 before 401: the match must exist before a token can be judged against it."""
+    async def caller(
+        self, match_id: str, token: str | None, *, required: bool = False, recent: bool = False
+    ) -> Caller:
+        """404 before 401: the match must exist before a token can be judged against it.
+
+        ``recent``: the match as this process last saw it will do (for a move, which
+        confirms it), when the token's seat is known."""
         if token is None:
             record = await self.load(match_id)
             if required:
                 raise InvalidToken("this route needs a seat token: Authorization: Bearer ...")
             return Caller(record, None, None)
         hashed = token_hash(token)
+        if recent:
+            seen = self.recent.seat_of(match_id, hashed)
+            if seen is not None:
+                return Caller(seen[0], seen[1], hashed, fresh=False)
         found = (
             await self.store.get_for_token(match_id, hashed)
             if _MATCH_ID.fullmatch(match_id)
@@ -276,6 +292,7 @@ class MatchService:
         record, seat = found
         if seat is None:
             raise InvalidToken("the token is not a seat token of this match")
+        self.recent.remember(record, hashed, seat)
         return Caller(record, seat, hashed)
 
     async def check_token(self, token: str | None) -> None:
@@ -297,12 +314,11 @@ class MatchService:
                 tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
             )
             record = MatchRecord(match_id, state, state, self.clock())
-            await self.store.create(
-                record,
-                events,
-                {seat: token_hash(token) for seat, token in tokens.items()},
-                self._answer(request, 201, created, f"/v1/matches/{match_id}"),
-            )
+            hashes = {seat: token_hash(token) for seat, token in tokens.items()}
+            answer = self._answer(request, 201, created, f"/v1/matches/{match_id}")
+            await self.store.create(record, events, hashes, answer)
+            for seat, hashed in hashes.items():
+                self.recent.remember(record, hashed, seat)
             self._changed(match_id, state)
             return created
 
@@ -339,6 +355,7 @@ class MatchService:
             for _ in range(ATTEMPTS):
                 state, events = join(current.state, seat)
                 token = secrets.token_urlsafe(32)
+                hashed = token_hash(token)
                 joined = Joined(seat, token)
                 try:
                     await self.store.save(
@@ -346,13 +363,13 @@ class MatchService:
                         current.state.version,
                         state,
                         events,
-                        {seat: token_hash(token)},
+                        {seat: hashed},
                         self._answer(request, 200, joined),
                     )
                 except VersionConflict:
                     current = await self.load(match_id)
                     continue
-                await self._publish(match_id, state)
+                await self._saved(current, state, hashed, seat)
                 self._changed(match_id, state)
                 return joined
             raise Busy("the match kept changing; try again")
@@ -375,22 +392,17 @@ class MatchService:
         match_id = caller.match_id
 
         async def run(request: Idempotency | None) -> MatchView:
-            current = caller.record
+            current, fresh = caller.record, caller.fresh
             for _ in range(ATTEMPTS):
                 before = current.state
-                if before.status != "active":
-                    raise MatchNotActive(f"the match is {before.status}")
-                if before.turn != seat:
-                    raise NotYourTurn(f"it is seat {before.turn}'s turn, not seat {seat}'s")
-                if expected_version is not None and expected_version != before.version:
-                    raise StaleVersion(
-                        f"If-Match names version {expected_version}; "
-                        f"the match is at version {before.version}"
-                    )
                 try:
-                    state, events = play(before, seat, card, capture)
-                except IllegalMove as exc:
-                    raise MoveRefused(str(exc), seat_moves(before, seat)) from exc
+                    state, events = _play(before, seat, card, capture, expected_version)
+                except (MatchNotActive, NotYourTurn, StaleVersion, MoveRefused):
+                    if fresh:
+                        raise
+                    # Decided on a remembered state: only the stored one may refuse.
+                    current, fresh = await self.load(match_id), True
+                    continue
                 view = match_view(match_id, state, seat)
                 try:
                     await self.store.save(
@@ -402,9 +414,9 @@ class MatchService:
                         self._answer(request, 200, view),
                     )
                 except VersionConflict:
-                    current = await self.load(match_id)
+                    current, fresh = await self.load(match_id), True
                     continue
-                await self._publish(match_id, state)
+                await self._saved(current, state)
                 self._changed(match_id, state)
                 return view
             raise Busy("the match kept changing; try again")
@@ -433,7 +445,7 @@ class MatchService:
                 await self.store.save(match_id, before.version, state, events)
             except VersionConflict:
                 continue
-            await self._publish(match_id, state)
+            await self._saved(record, state)
 
     async def _ai_move(
         self, state: MatchState, seat: int, level: str
@@ -597,6 +609,17 @@ class MatchService:
         encoded = msgspec.json.encode(body)
         return request, StoredAnswer(request.fingerprint, status, encoded, location)
 
+    async def _saved(
+        self,
+        before: MatchRecord,
+        state: MatchState,
+        token_hash: str | None = None,
+        seat: int | None = None,
+    ) -> None:
+        """After a save: remember the match as saved, and wake its waiters."""
+        self.recent.remember(msgspec.structs.replace(before, state=state), token_hash, seat)
+        await self._publish(before.id, state)
+
     async def _publish(self, match_id: str, state: MatchState) -> None:
         # The change is stored: a lost wake-up only delays waiters until their timer.
         try:
@@ -608,6 +631,28 @@ class MatchService:
     def _changed(self, match_id: str, state: MatchState) -> None:
         if self.on_change is not None and ai_to_play(state) is not None:
             self.on_change(match_id)
+
+
+def _play(
+    before: MatchState,
+    seat: int,
+    card: int,
+    capture: Sequence[int] | None,
+    expected_version: int | None,
+) -> tuple[MatchState, list[StoredEvent]]:
+    """The move's outcome, refused in the order of API.md: 409, 412, then 422."""
+    if before.status != "active":
+        raise MatchNotActive(f"the match is {before.status}")
+    if before.turn != seat:
+        raise NotYourTurn(f"it is seat {before.turn}'s turn, not seat {seat}'s")
+    if expected_version is not None and expected_version != before.version:
+        raise StaleVersion(
+            f"If-Match names version {expected_version}; the match is at version {before.version}"
+        )
+    try:
+        return play(before, seat, card, capture)
+    except IllegalMove as exc:
+        raise MoveRefused(str(exc), seat_moves(before, seat)) from exc
 
 
 def _ai_seed(state: MatchState) -> int:

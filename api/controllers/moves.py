@@ -57,7 +57,7 @@ class MoveController(Controller):
         ] = None,
     ) -> Response[MatchView]:
         # API.md's order: 404, 401, then 400 for the body and headers, then the rules.
-        caller = await service.caller(match_id, bearer(request), required=True)
+        caller = await service.caller(match_id, bearer(request), required=True, recent=True)
         json_body(request)
         move, fingerprint = decode_body(await request.body(), MoveRequest)
         expected = expected_version(if_match)

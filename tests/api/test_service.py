@@ -7,9 +7,10 @@ import pytest
 from domain.cards import parse_card
 from domain.errors import InvalidSetup, NotYourTurn, SeatNotOpen
 from domain.events import CardPlayed
-from domain.match import Seat
-from domain.ports import VersionConflict
-from domain.service import InvalidCursor, MatchService, Setup
+from domain.match import Seat, legal_moves
+from domain.ports import MatchRecord, VersionConflict
+from domain.service import InvalidCursor, InvalidToken, MatchService, Setup
+from domain.views import MatchView
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeStore
 
@@ -80,3 +81,74 @@ async def test_without_an_ai_an_ai_seat_is_an_invalid_setup(store: FakeStore, bu
     with pytest.raises(InvalidSetup) as refused:
         await service.create(setup, None, "fp")
     assert refused.value.problems == [("seats[1].kind", "this server has no AI players")]
+
+
+class CountingStore(FakeStore):
+    """Counts the reads of a match, to show which moves were decided from memory."""
+
+    reads = 0
+
+    async def get(self, match_id: str) -> MatchRecord | None:
+        self.reads += 1
+        return await super().get(match_id)
+
+    async def get_for_token(
+        self, match_id: str, token_hash: str
+    ) -> tuple[MatchRecord, int | None] | None:
+        self.reads += 1
+        return await super().get_for_token(match_id, token_hash)
+
+
+async def two_processes() -> tuple[CountingStore, MatchService, MatchService, str, dict[int, str]]:
+    """One store, two services (two server processes); the first created the match."""
+    store = CountingStore()
+    here, there = MatchService(store, FakeBus()), MatchService(store, FakeBus())
+    created = await here.create(FIXED, None, "fp")
+    return store, here, there, created.match.id, {t.seat: t.token for t in created.tokens}
+
+
+async def first_legal(service: MatchService, match_id: str, token: str) -> MatchView:
+    caller = await service.caller(match_id, token, required=True)
+    move = legal_moves(caller.record.state)[0]
+    return await service.play(caller, move.card, move.capture, None, None, "fp")
+
+
+async def test_a_move_from_memory_reads_nothing_and_is_stored() -> None:
+    store, here, _, match_id, tokens = await two_processes()
+    caller = await here.caller(match_id, tokens[1], required=True, recent=True)
+    assert not caller.fresh
+    view = await here.play(caller, parse_card("5S"), None, None, None, "a")
+    assert store.reads == 0
+    assert view.version == store.records[match_id].state.version == 1
+
+
+async def test_a_stale_memory_never_refuses_a_legal_move() -> None:
+    store, here, there, match_id, tokens = await two_processes()
+    # The other process plays seat 1's move: here still remembers seat 1 to play.
+    await first_legal(there, match_id, tokens[1])
+    stored = store.records[match_id].state
+    assert stored.turn == 0
+    caller = await here.caller(match_id, tokens[0], required=True, recent=True)
+    assert caller.record.state.turn == 1  # remembered, and stale
+    move = legal_moves(stored)[0]
+    view = await here.play(caller, move.card, move.capture, None, None, "b")
+    assert view.version == store.records[match_id].state.version == 2
+    assert store.reads == 2  # the refusal was checked against the store, once
+
+
+async def test_a_stale_memory_never_accepts_a_move_the_store_refuses() -> None:
+    store, here, there, match_id, tokens = await two_processes()
+    await first_legal(there, match_id, tokens[1])
+    # Seat 1 again, through the process that still thinks it is seat 1's turn.
+    caller = await here.caller(match_id, tokens[1], required=True, recent=True)
+    with pytest.raises(NotYourTurn):
+        await here.play(caller, parse_card("5S"), None, None, None, "c")
+    assert len([e for e in store.log[match_id] if isinstance(e, CardPlayed)]) == 1
+    assert store.records[match_id].state.version == 1
+
+
+async def test_an_unknown_token_is_judged_by_the_store() -> None:
+    store, here, _, match_id, _ = await two_processes()
+    with pytest.raises(InvalidToken):
+        await here.caller(match_id, "not-a-token", required=True, recent=True)
+    assert store.reads == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import sys
@@ -33,8 +34,13 @@ def render_openapi() -> str:
 def _serve(settings: Settings, host: str, port: int) -> int:
     asyncio.run(migrate(settings.database_url))
     log.info("serving on http://%s:%d", host, port)
+    app = build_app(settings)
+    # What start-up built (modules, routes, schemas) lives as long as the process: kept
+    # out of the collector's scans, a full collection stalls requests for far less (in
+    # bench/api.py, p99 of a move 130 ms -> 75 ms).
+    gc.freeze()
     # uvicorn's access log prints query strings, ?token= included: ours is in the app.
-    uvicorn.run(build_app(settings), host=host, port=port, log_config=None, access_log=False)
+    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
     return 0
 
 

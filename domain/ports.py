@@ -109,4 +109,7 @@ class EventBus(Protocol):
     async def publish(self, match_id: str, seq: int) -> None: ...
 
     async def wait(self, match_id: str, after: int, seconds: float) -> bool:
-        """Until an event past ``after`` is announced, or ``seconds`` pass; True if woken."""
+        """Until an event past ``after`` may have been stored, or ``seconds`` pass; True if
+        woken. A bus that cannot hear every change for a while (its connection is down)
+        wakes its waiters then, and bounds their waits until it hears again, so a waiter
+        that re-reads the store on waking never misses an event for long."""

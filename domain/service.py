@@ -56,9 +56,6 @@ MAX_EVENTS = 500
 MAX_WAIT = 30.0
 # A lost race costs one reload; more than a handful in a row means the store misbehaves.
 ATTEMPTS = 8
-# The bus only wakes waiters; waking on this timer too means a lost notification
-# delays a waiter by at most this long instead of the whole wait.
-POLL_SECONDS = 1.0
 # Proxies drop connections that stay silent; a comment this often keeps a stream open.
 HEARTBEAT_SECONDS = 15.0
 # After a request's own work, two calls may follow that are allowed to fail: letting go
@@ -476,7 +473,9 @@ class MatchService:
             remaining = deadline - time.monotonic()
             if stored or remaining <= 0:
                 break
-            await self.bus.wait(match_id, after, min(remaining, POLL_SECONDS))
+            # The bus wakes the wait when news may have come (and sooner while it cannot
+            # hear every change): a waiting long poll costs the database nothing.
+            await self.bus.wait(match_id, after, remaining)
         # Read after the events, so last_seq is never behind what the page holds.
         last_seq = (await self.load(match_id)).state.seq
         return EventPage(tuple(for_viewer(e, caller.seat) for e in stored), last_seq)
@@ -508,7 +507,8 @@ class MatchService:
             if now - quiet_since >= HEARTBEAT_SECONDS:
                 quiet_since = now
                 yield None
-            await self.bus.wait(match_id, after, min(deadline - now, POLL_SECONDS))
+            wake_by = min(deadline, quiet_since + HEARTBEAT_SECONDS)
+            await self.bus.wait(match_id, after, wake_by - now)
 
     async def scores(self, caller: Caller) -> Scores:
         state = caller.record.state

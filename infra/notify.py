@@ -17,6 +17,9 @@ from sqlalchemy.engine import make_url
 log = logging.getLogger(__name__)
 
 CHANNEL = "scopa_events"
+# While the listener is down, other processes' news goes unheard: waits end this soon, so
+# waiters look in the store for themselves.
+DEAF_WAIT_SECONDS = 1.0
 # Latest seqs remembered, most recently announced last; enough to cover every match a
 # waiter could be between reading the store and starting to wait on.
 REMEMBERED = 10_000
@@ -127,6 +130,11 @@ class PostgresEventBus(LocalEventBus):
             self._pool = None
         self.wake_all()
 
+    async def wait(self, match_id: str, after: int, seconds: float) -> bool:
+        if not self.listening:
+            seconds = min(seconds, DEAF_WAIT_SECONDS)
+        return await super().wait(match_id, after, seconds)
+
     async def publish(self, match_id: str, seq: int) -> None:
         self.announce(match_id, seq)
         if self._store_notifies:
@@ -176,6 +184,9 @@ class PostgresEventBus(LocalEventBus):
         finally:
             self._listening.clear()
             conn.terminate()
+            # Waits begun while listening trust the bus for their whole length: end them,
+            # so each looks in the store and waits again, bounded, until the bus hears.
+            self.wake_all()
 
     def _on_notify(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
         match_id, _, seq = payload.rpartition(":")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from domain.cards import parse_card
 from domain.errors import InvalidSetup, NotYourTurn, SeatNotOpen
-from domain.events import CardPlayed
+from domain.events import CardPlayed, StoredEvent
 from domain.match import Seat, legal_moves
 from domain.ports import MatchRecord, VersionConflict
 from domain.service import InvalidCursor, InvalidToken, MatchService, Setup
@@ -84,9 +86,15 @@ async def test_without_an_ai_an_ai_seat_is_an_invalid_setup(store: FakeStore, bu
 
 
 class CountingStore(FakeStore):
-    """Counts the reads of a match, to show which moves were decided from memory."""
+    """Counts the reads of a match, to show which moves were decided from memory, and the
+    reads of its events."""
 
     reads = 0
+    event_reads = 0
+
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        self.event_reads += 1
+        return await super().events(match_id, after, limit)
 
     async def get(self, match_id: str) -> MatchRecord | None:
         self.reads += 1
@@ -152,3 +160,16 @@ async def test_an_unknown_token_is_judged_by_the_store() -> None:
     with pytest.raises(InvalidToken):
         await here.caller(match_id, "not-a-token", required=True, recent=True)
     assert store.reads == 1
+
+
+async def test_a_waiting_long_poll_reads_the_store_only_when_woken() -> None:
+    store, here, _, match_id, tokens = await two_processes()
+    caller = await here.caller(match_id, tokens[0])
+    last = store.records[match_id].state.seq
+    started = time.monotonic()
+
+    page = await here.events(caller, last, 2.5)
+
+    assert page.events == ()
+    assert time.monotonic() - started >= 2.4
+    assert store.event_reads == 2  # on arrival, and when the wait ran out

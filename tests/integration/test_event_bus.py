@@ -169,3 +169,29 @@ async def test_publishing_while_postgres_is_away_still_wakes_this_process() -> N
         assert not bus.listening
     finally:
         await bus.stop()
+
+
+async def test_a_bus_that_cannot_listen_bounds_each_wait() -> None:
+    bus = PostgresEventBus("postgresql://postgres@127.0.0.1:9/nowhere")
+    await bus.start()
+    try:
+        started = time.monotonic()
+        # Other processes' news would go unheard: the waiter must look for itself soon.
+        assert await bus.wait("m1", after=0, seconds=30) is False
+        assert time.monotonic() - started < 5
+    finally:
+        await bus.stop()
+
+
+@pytest.mark.postgres
+async def test_a_listening_bus_holds_a_wait_to_its_end(
+    buses: tuple[PostgresEventBus, PostgresEventBus],
+) -> None:
+    here, _ = buses
+    await until(lambda: here.listening)
+    started = time.monotonic()
+
+    assert await here.wait("m1", after=0, seconds=2.5) is False
+
+    # Nothing in between: a waiting long poll costs no reads while the bus hears.
+    assert time.monotonic() - started >= 2.4

@@ -14,8 +14,8 @@ from collections import OrderedDict
 
 from domain.ports import MatchRecord
 
-# About a kilobyte a match: a few megabytes at most, and far more matches than are
-# played at once by any one process.
+# About 3 kB a match (its state as it is and as created, and the seats' token hashes):
+# some 12 MB at most, for far more matches than one process serves at once.
 CAPACITY = 4096
 
 

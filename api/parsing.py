@@ -24,9 +24,13 @@ IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
 # Seqs are stored as 32-bit integers: nine digits always fit, and no match comes near.
 MAX_SEQ = 999_999_999
 LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,9}\s*$"
+# A query integer as JSON writes one: an optional minus sign, ASCII digits, no leading
+# zeros. Litestar alone would also take 1e3 or 1.0, silently read as 1000 or 1.
+QUERY_INTEGER_PATTERN = r"^-?(0|[1-9][0-9]*)$"
 _IF_MATCH = re.compile(IF_MATCH_PATTERN)
 _KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _LAST_EVENT_ID = re.compile(LAST_EVENT_ID_PATTERN)
+_QUERY_INTEGER = re.compile(QUERY_INTEGER_PATTERN)
 
 
 def _param_name(message: str) -> tuple[str, str]:
@@ -95,6 +99,17 @@ def bearer(request: Request[Any, Any, Any], *, query: bool = False) -> str | Non
             raise InvalidToken("Authorization must be 'Bearer <token>'")
         return token
     return request.query_params.get("token") if query else None
+
+
+def query_integers(request: Request[Any, Any, Any], *names: str) -> None:
+    """A 400 naming the first of ``names`` given in the query string, any of whose values
+    is not a plain decimal integer; ranges stay the parameter's own check."""
+    for name in names:
+        for value in request.query_params.getall(name, []):
+            if not _QUERY_INTEGER.fullmatch(value):
+                raise invalid(
+                    name, "must be a decimal integer: ASCII digits, no leading zero, maybe a -"
+                )
 
 
 def expected_version(if_match: str | None) -> int | None:

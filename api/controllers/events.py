@@ -13,7 +13,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds
 from api.openapi import problems
-from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id
+from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id, query_integers
 from domain.service import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,7 @@ class EventController(Controller):
         ] = 0,
         token: QueryToken = None,
     ) -> EventPage:
+        query_integers(request, "after")
         caller = await service.caller(match_id, bearer(request, query=True))
         return await service.events(caller, after, wait)
 
@@ -74,6 +75,7 @@ class EventController(Controller):
             ),
         ] = None,
     ) -> ServerSentEvent:
+        query_integers(request, "after")
         caller = await service.caller(match_id, bearer(request, query=True))
         resume = last_event_id(last_id)
         start = after if resume is None else resume

@@ -11,7 +11,7 @@ from litestar.params import QueryParameter
 from api.controllers.params import SEAT_TOKEN, IdempotencyKey, Limiter, MatchId, Service
 from api.errors import rate_limited
 from api.openapi import problems
-from api.parsing import bearer, decode_body, etag, idempotency_key, json_body
+from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
 from api.schemas import CreateMatch, setup_of
 from domain.service import CURSOR_PATTERN, Created, Lobby
 from domain.views import MatchView
@@ -92,5 +92,6 @@ class MatchController(Controller):
             ),
         ] = None,
     ) -> Lobby:
+        query_integers(request, "limit")
         await service.check_token(bearer(request))
         return await service.lobby(limit, cursor)

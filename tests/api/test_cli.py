@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -15,8 +10,7 @@ import pytest
 
 from infra.cli import main, render_openapi
 from infra.settings import Settings, SettingsError
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.server_process import start_server
 
 
 def test_openapi_writes_and_checks(tmp_path: Path) -> None:
@@ -68,40 +62,11 @@ def test_settings_from_the_environment() -> None:
         Settings.from_env({"SCOPA_RATE_LIMIT": "-1"})
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.mark.slow
 def test_serve_migrates_and_serves_with_json_logs(tmp_path: Path) -> None:
-    port = free_port()
-    env = {
-        **os.environ,
-        "SCOPA_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'served.db'}",
-        "SCOPA_AI_WORKERS": "1",
-    }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "infra.cli", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_server(f"sqlite+aiosqlite:///{tmp_path / 'served.db'}", tmp_path)
     try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/ready", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert server.poll() is None, server.stderr.read() if server.stderr else ""
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+        base = server.base_url
         body = {"seats": [{"kind": "human"}, {"kind": "ai", "level": "expert"}], "seed": 4}
         created = httpx.post(f"{base}/v1/matches", json=body, timeout=5).json()
         token = created["tokens"][0]["token"]
@@ -117,11 +82,8 @@ def test_serve_migrates_and_serves_with_json_logs(tmp_path: Path) -> None:
         # Whoever dealt, it is the human's turn within moments: the AI has moved if first.
         assert view["turn"] == 0 or page["events"]
     finally:
-        server.terminate()
-        _, stderr = server.communicate(timeout=20)
-    # uvicorn re-raises the SIGTERM it handled once it has shut down cleanly.
-    assert server.returncode in (0, -15), stderr
-    assert "Application shutdown complete" in stderr
+        server.assert_stops_cleanly()
+    stderr = server.log_text()
     lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     assert any(line["logger"] == "scopa.access" and line["request_id"] for line in lines)
     assert token not in stderr

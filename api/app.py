@@ -28,7 +28,7 @@ from api.errors import ProblemHandler
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
 from api.ratelimit import RateLimiter
-from domain.service import MatchService
+from service.matches import MatchService
 
 API_VERSION = "1.0.0"
 # Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.

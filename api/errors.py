@@ -27,7 +27,8 @@ from domain.errors import (
     NotYourTurn,
     SeatNotOpen,
 )
-from domain.service import (
+from domain.views import MoveView
+from service.errors import (
     Busy,
     IdempotencyKeyInFlight,
     IdempotencyKeyReused,
@@ -38,7 +39,6 @@ from domain.service import (
     StaleVersion,
     UnknownLevel,
 )
-from domain.views import MoveView
 
 log = logging.getLogger(__name__)
 

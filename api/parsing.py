@@ -11,7 +11,7 @@ from litestar import Request
 
 from api.errors import UNSUPPORTED_MEDIA_TYPE, VALIDATION, ApiError, invalid
 from api.schemas import InvalidParam
-from domain.service import InvalidToken
+from service.errors import InvalidToken
 
 T = TypeVar("T")
 

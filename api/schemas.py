@@ -14,8 +14,8 @@ from msgspec import UNSET, Meta, UnsetType
 
 from domain.cards import parse_cards
 from domain.match import Seat
-from domain.service import Setup
 from domain.views import MoveView
+from service.matches import Setup
 
 CARD_PATTERN = "^(A|[2-7]|J|Q|K)[CDHS]$"
 # Integers travel as signed 64-bit: beyond that a number is out of range (400).

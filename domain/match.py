@@ -316,3 +316,10 @@ def replay(initial: MatchState, events: Sequence[StoredEvent]) -> MatchState:
 
 def team_of_seat(state: MatchState, seat: int) -> int:
     return team_of(seat, state.players)
+
+
+def ai_to_play(state: MatchState) -> int | None:
+    """The AI seat whose turn it is, if any."""
+    if state.status != "active" or state.turn is None:
+        return None
+    return state.turn if state.seats[state.turn].kind == "ai" else None

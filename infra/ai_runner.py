@@ -17,7 +17,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from domain.ai import LEVELS, Decision, decide
 from domain.match import MatchState
-from domain.service import AiMove
+from service.ports import AiMove
 
 log = logging.getLogger(__name__)
 

@@ -14,12 +14,12 @@ from litestar import Litestar
 from sqlalchemy.engine import make_url
 
 from api.app import create_app
-from domain.service import MatchService
 from infra.ai_runner import AiRunner, PooledAi, make_executor
 from infra.db import DatabaseUnavailable, make_engine
 from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
+from service.matches import MatchService
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def build_app(settings: Settings) -> Litestar:
     executor = make_executor(settings.ai_workers)
     ai = PooledAi(executor, settings.ai_budget_ms)
     runner = AiRunner()
-    service = MatchService(store, bus, ai=ai, on_change=runner.kick)
+    service = MatchService(store, bus, reads=store, keys=store, ai=ai, on_change=runner.kick)
     background: list[asyncio.Task[None]] = []
 
     async def purge_keys() -> None:
@@ -57,7 +57,7 @@ def build_app(settings: Settings) -> Litestar:
             await bus.start()
         # Warming up in the background: start-up does not wait for the worker processes.
         background.append(asyncio.create_task(ai.warm_up(), name="ai-warm-up"))
-        await runner.start(service.advance_ai, store.ai_turns)
+        await runner.start(service.advance_ai, service.ai_turns)
         background.append(asyncio.create_task(purge_keys(), name="purge-keys"))
 
     async def stop() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import uvicorn
 
 from api.app import openapi_document
+from api.middleware import RequestIdFilter
 from infra import logging as json_logging
 from infra.app_factory import build_app
 from infra.db import DatabaseUnavailable
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if args_in[:1] == ["tournament"]:
         return tournament(args_in[1:])
     args = _parser(settings).parse_args(args_in)
-    json_logging.configure(settings.log_level)
+    json_logging.configure(settings.log_level, filters=[RequestIdFilter()])
     try:
         if args.command == "serve":
             return _serve(settings, args.host, args.port)

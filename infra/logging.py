@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TextIO
 
 import msgspec
-
-from api.middleware import RequestIdFilter
 
 # Fields the access log and others attach with ``extra=``; anything else stays out.
 EXTRA_FIELDS = ("method", "path", "status", "duration_ms")
@@ -37,10 +36,15 @@ class JsonFormatter(logging.Formatter):
         return msgspec.json.encode(entry).decode()
 
 
-def configure(level: str = "INFO", stream: TextIO | None = None) -> None:
+def configure(
+    level: str = "INFO", stream: TextIO | None = None, filters: Sequence[logging.Filter] = ()
+) -> None:
+    """``filters`` stamp records with what the formatter prints (the HTTP layer's request
+    id), so this module needs to know nothing of where it comes from."""
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(JsonFormatter())
-    handler.addFilter(RequestIdFilter())
+    for stamp in filters:
+        handler.addFilter(stamp)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

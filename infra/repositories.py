@@ -30,16 +30,16 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
 from domain.events import StoredEvent
-from domain.match import MatchState
-from domain.ports import (
+from domain.match import MatchState, ai_to_play
+from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
+from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
+from service.ports import (
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
     StoredAnswer,
     VersionConflict,
 )
-from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
-from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
 
 MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
@@ -57,9 +57,9 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode_state = msgspec.msgpack.Decoder(MatchState).decode
 _decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
 
-_PG_GET = "SELECT state, initial, created_at FROM matches WHERE id = $1"
+_PG_GET = "SELECT state, created_at FROM matches WHERE id = $1"
 _PG_GET_FOR_TOKEN = """
-SELECT m.state, m.initial, m.created_at, s.seat
+SELECT m.state, m.created_at, s.seat
 FROM matches AS m LEFT JOIN seats AS s ON s.match_id = m.id AND s.token_hash = $2
 WHERE m.id = $1"""
 # A save in one statement, so one transaction: the state at the expected version (on a
@@ -85,13 +85,13 @@ WITH moved AS (
     FROM moved, unnest($11::integer[], $12::varchar[]) AS t (seat, token_hash)
 ), filled AS (
     UPDATE idempotency
-    SET fingerprint = $16, status = $17, body = $18, location = $19, created_at = $6
+    SET fingerprint = $16, body = $17, created_at = $6
     FROM moved
-    WHERE scope = $13::varchar AND key = $14 AND fingerprint = $15 AND status IS NULL
+    WHERE scope = $13::varchar AND key = $14 AND fingerprint = $15 AND body IS NULL
     RETURNING 1
 ), kept AS (
-    INSERT INTO idempotency (scope, key, fingerprint, status, body, location, created_at)
-    SELECT $13, $14, $16, $17, $18, $19, $6
+    INSERT INTO idempotency (scope, key, fingerprint, body, created_at)
+    SELECT $13, $14, $16, $17, $6
     FROM moved
     WHERE $13 IS NOT NULL AND NOT EXISTS (SELECT FROM filled)
 )
@@ -99,7 +99,7 @@ WITH moved AS (
 # $3 to $8, in the order of the SET above.
 _SAVED_COLUMNS = ("version", "status", "state", "updated_at", "has_open_seat", "ai_turn")
 _PG_SAVED = _PG_SAVE + "SELECT 1 FROM moved"
-_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($20, $21) FROM moved"
+_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($18, $19) FROM moved"
 
 # Raised by asyncpg before anything is sent: the statement can go again elsewhere.
 _UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
@@ -146,12 +146,6 @@ def _abandon(call: asyncio.Future[Any]) -> None:
     call.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
-def _ai_turn(state: MatchState) -> bool:
-    return (
-        state.status == "active" and state.turn is not None and state.seats[state.turn].kind == "ai"
-    )
-
-
 def _state_columns(state: MatchState, now: float) -> dict[str, Any]:
     return {
         "version": state.version,
@@ -159,7 +153,7 @@ def _state_columns(state: MatchState, now: float) -> dict[str, Any]:
         "state": _encode(state),
         "updated_at": now,
         "has_open_seat": any(seat.kind == "open" for seat in state.seats),
-        "ai_turn": _ai_turn(state),
+        "ai_turn": ai_to_play(state) is not None,
     }
 
 
@@ -200,7 +194,8 @@ class SqlMatchStore:
                 await conn.execute(
                     insert(MATCHES).values(
                         id=record.id,
-                        initial=_encode(record.initial),
+                        # As created: the log replays from here.
+                        initial=_encode(record.state),
                         created_at=record.created_at,
                         **_state_columns(record.state, now),
                     )
@@ -217,9 +212,7 @@ class SqlMatchStore:
         if self._postgres:
             row = await self._pg("fetchrow", _PG_GET, match_id, read=True)
         else:
-            query = select(MATCHES.c.state, MATCHES.c.initial, MATCHES.c.created_at).where(
-                MATCHES.c.id == match_id
-            )
+            query = select(MATCHES.c.state, MATCHES.c.created_at).where(MATCHES.c.id == match_id)
             async with self._engine.connect() as conn:
                 row = (await conn.execute(query)).one_or_none()
         return None if row is None else _record(match_id, row)
@@ -232,7 +225,7 @@ class SqlMatchStore:
             row = await self._pg("fetchrow", _PG_GET_FOR_TOKEN, match_id, token_hash, read=True)
         else:
             query = (
-                select(MATCHES.c.state, MATCHES.c.initial, MATCHES.c.created_at, SEATS.c.seat)
+                select(MATCHES.c.state, MATCHES.c.created_at, SEATS.c.seat)
                 .select_from(MATCHES)
                 .outerjoin(
                     SEATS, and_(SEATS.c.match_id == MATCHES.c.id, SEATS.c.token_hash == token_hash)
@@ -241,7 +234,7 @@ class SqlMatchStore:
             )
             async with self._engine.connect() as conn:
                 row = (await conn.execute(query)).one_or_none()
-        return None if row is None else (_record(match_id, row), row[3])
+        return None if row is None else (_record(match_id, row), row[2])
 
     async def _pg(self, fetch: str, query: str, *args: object, read: bool) -> Any:
         """One statement through asyncpg on a pooled connection (``fetch`` names the
@@ -320,9 +313,7 @@ class SqlMatchStore:
             request and request.key,
             request and request.fingerprint,
             kept and kept.fingerprint,
-            kept and kept.status,
             kept and kept.body,
-            kept and kept.location,
         ]
         query = _PG_SAVED
         if self._notify is not None:
@@ -360,9 +351,16 @@ class SqlMatchStore:
         return [_decode_event(payload) for payload in payloads]
 
     @_reaching_database
+    async def initial(self, match_id: str) -> MatchState | None:
+        query = select(MATCHES.c.initial).where(MATCHES.c.id == match_id)
+        async with self._engine.connect() as conn:
+            found = (await conn.execute(query)).scalar_one_or_none()
+        return None if found is None else _decode_state(found)
+
+    @_reaching_database
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         query = (
-            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.initial, MATCHES.c.created_at)
+            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.created_at)
             .where(MATCHES.c.has_open_seat)
             .order_by(MATCHES.c.created_at, MATCHES.c.id)
             .limit(limit)
@@ -378,12 +376,7 @@ class SqlMatchStore:
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [
-            MatchRecord(
-                id=row.id,
-                state=_decode_state(row.state),
-                initial=_decode_state(row.initial),
-                created_at=row.created_at,
-            )
+            MatchRecord(id=row.id, state=_decode_state(row.state), created_at=row.created_at)
             for row in rows
         ]
 
@@ -403,7 +396,6 @@ class SqlMatchStore:
                 scope=request.scope,
                 key=request.key,
                 fingerprint=request.fingerprint,
-                status=None,
                 created_at=now,
             )
             if (await conn.execute(claim)).rowcount == 1:
@@ -411,13 +403,8 @@ class SqlMatchStore:
             held = (await conn.execute(select(IDEMPOTENCY).where(*key))).one_or_none()
             if held is None:
                 raise IdempotencyConflict(f"key {request.key!r} was just released")
-            if held.status is not None:
-                return StoredAnswer(
-                    fingerprint=held.fingerprint,
-                    status=held.status,
-                    body=held.body,
-                    location=held.location,
-                )
+            if held.body is not None:
+                return StoredAnswer(fingerprint=held.fingerprint, body=held.body)
             if now - held.created_at < self._claim_ttl:
                 raise IdempotencyConflict(f"key {request.key!r} is in use")
             # Matching on the old claim's time lets only one of several retries take it.
@@ -425,7 +412,7 @@ class SqlMatchStore:
                 update(IDEMPOTENCY)
                 .where(
                     *key,
-                    IDEMPOTENCY.c.status.is_(None),
+                    IDEMPOTENCY.c.body.is_(None),
                     IDEMPOTENCY.c.created_at == held.created_at,
                 )
                 .values(fingerprint=request.fingerprint, created_at=now)
@@ -442,7 +429,7 @@ class SqlMatchStore:
                     IDEMPOTENCY.c.scope == request.scope,
                     IDEMPOTENCY.c.key == request.key,
                     IDEMPOTENCY.c.fingerprint == request.fingerprint,
-                    IDEMPOTENCY.c.status.is_(None),
+                    IDEMPOTENCY.c.body.is_(None),
                 )
             )
 
@@ -463,10 +450,8 @@ class SqlMatchStore:
 
 
 def _record(match_id: str, row: Any) -> MatchRecord:
-    """From (state, initial, created_at, ...): an asyncpg record or a SQLAlchemy row."""
-    return MatchRecord(
-        id=match_id, state=_decode_state(row[0]), initial=_decode_state(row[1]), created_at=row[2]
-    )
+    """From (state, created_at, ...): an asyncpg record or a SQLAlchemy row."""
+    return MatchRecord(id=match_id, state=_decode_state(row[0]), created_at=row[1])
 
 
 async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:
@@ -491,9 +476,7 @@ async def _keep_answer(
     """Fill in the request's claim; the 24 hours of keeping run from now."""
     columns = {
         "fingerprint": answer.fingerprint,
-        "status": answer.status,
         "body": answer.body,
-        "location": answer.location,
         "created_at": now,
     }
     filled = await conn.execute(
@@ -502,7 +485,7 @@ async def _keep_answer(
             IDEMPOTENCY.c.scope == request.scope,
             IDEMPOTENCY.c.key == request.key,
             IDEMPOTENCY.c.fingerprint == request.fingerprint,
-            IDEMPOTENCY.c.status.is_(None),
+            IDEMPOTENCY.c.body.is_(None),
         )
         .values(**columns)
     )

@@ -58,14 +58,12 @@ class EventRow(Base):
 
 
 class IdempotencyRow(Base):
-    """A claimed key: ``status`` stays NULL while its request runs, then the answer."""
+    """A claimed key: ``body`` stays NULL while its request runs, then holds the answer."""
 
     __tablename__ = "idempotency"
 
     scope: Mapped[str] = mapped_column(String, primary_key=True)
     key: Mapped[str] = mapped_column(String, primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String)
-    status: Mapped[int | None]
     body: Mapped[bytes | None] = mapped_column(LargeBinary)
-    location: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[float] = mapped_column(Double, index=True)

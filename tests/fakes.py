@@ -1,6 +1,6 @@
 """In-memory fakes of the ports, so service and API tests never touch a database.
 
-They keep the contract of ``domain.ports`` as the SQL store does: a save at a stale
+They keep the contract of ``service.ports`` as the SQL store does: a save at a stale
 version raises ``VersionConflict``; an idempotency key is claimed once and answers with
 the stored answer afterwards; ``down`` makes every call fail as a dead database would.
 """
@@ -10,17 +10,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from domain.events import StoredEvent
-from domain.match import MatchState, legal_moves
-from domain.ports import (
+from domain.match import MatchState, ai_to_play, legal_moves
+from service.ports import (
+    AiMove,
+    Answer,
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
     StoredAnswer,
     VersionConflict,
 )
-from domain.service import AiMove, ai_to_play
 
 
 class StoreDown(Exception):
@@ -28,91 +30,19 @@ class StoreDown(Exception):
 
 
 @dataclass
-class FakeStore:
-    records: dict[str, MatchRecord] = field(default_factory=dict)
-    log: dict[str, list[StoredEvent]] = field(default_factory=dict)
-    tokens: dict[str, dict[str, int]] = field(default_factory=dict)
+class FakeKeys:
+    """Idempotency-Key claims and the answers kept with the changes they made."""
+
+    store: FakeStore
     claims: dict[tuple[str, str], tuple[str, StoredAnswer | None]] = field(default_factory=dict)
-    down: bool = False
-    saves: int = 0
 
-    def _check(self) -> None:
-        if self.down:
-            raise StoreDown("the database does not answer")
-
-    async def create(
-        self,
-        record: MatchRecord,
-        events: Sequence[StoredEvent],
-        token_hashes: Mapping[int, str],
-        answer: tuple[Idempotency, StoredAnswer] | None = None,
-    ) -> None:
-        self._check()
-        self.records[record.id] = record
-        self.log[record.id] = list(events)
-        self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
-        self._keep(answer)
-
-    async def get(self, match_id: str) -> MatchRecord | None:
-        self._check()
-        return self.records.get(match_id)
-
-    async def save(
-        self,
-        match_id: str,
-        expected_version: int,
-        state: MatchState,
-        events: Sequence[StoredEvent],
-        token_hashes: Mapping[int, str] | None = None,
-        answer: tuple[Idempotency, StoredAnswer] | None = None,
-    ) -> None:
-        self._check()
-        record = self.records[match_id]
-        if record.state.version != expected_version:
-            raise VersionConflict(match_id)
-        self.saves += 1
-        self.records[match_id] = MatchRecord(record.id, state, record.initial, record.created_at)
-        self.log[match_id].extend(events)
-        for seat, h in (token_hashes or {}).items():
-            self.tokens[match_id][h] = seat
-        self._keep(answer)
-
-    def _keep(self, answer: tuple[Idempotency, StoredAnswer] | None) -> None:
+    def keep(self, answer: Answer | None) -> None:
         if answer is not None:
             request, stored = answer
             self.claims[(request.scope, request.key)] = (request.fingerprint, stored)
 
-    async def get_for_token(
-        self, match_id: str, token_hash: str
-    ) -> tuple[MatchRecord, int | None] | None:
-        self._check()
-        record = self.records.get(match_id)
-        return None if record is None else (record, self.tokens[match_id].get(token_hash))
-
-    async def token_known(self, token_hash: str) -> bool:
-        self._check()
-        return any(token_hash in seats for seats in self.tokens.values())
-
-    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
-        self._check()
-        return [e for e in self.log.get(match_id, []) if e.seq > after][:limit]
-
-    async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
-        self._check()
-        open_ = sorted(
-            (r for r in self.records.values() if r.state.status == "waiting"),
-            key=lambda r: (r.created_at, r.id),
-        )
-        if after is not None:
-            open_ = [r for r in open_ if (r.created_at, r.id) > after]
-        return open_[:limit]
-
-    async def ai_turns(self) -> list[str]:
-        self._check()
-        return [i for i, r in self.records.items() if ai_to_play(r.state) is not None]
-
     async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
-        self._check()
+        self.store.check()
         held = self.claims.get((request.scope, request.key))
         if held is None:
             self.claims[(request.scope, request.key)] = (request.fingerprint, None)
@@ -122,13 +52,119 @@ class FakeStore:
         return held[1]
 
     async def release_idempotent(self, request: Idempotency) -> None:
-        self._check()
+        self.store.check()
         held = self.claims.get((request.scope, request.key))
         if held is not None and held[1] is None:
             del self.claims[(request.scope, request.key)]
 
+
+@dataclass
+class FakeReads:
+    """The read side, over the fake repository's matches."""
+
+    store: FakeStore
+
+    async def token_known(self, token_hash: str) -> bool:
+        self.store.check()
+        return any(token_hash in seats for seats in self.store.tokens.values())
+
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        self.store.check()
+        return [e for e in self.store.log.get(match_id, []) if e.seq > after][:limit]
+
+    async def initial(self, match_id: str) -> MatchState | None:
+        self.store.check()
+        return self.store.initials.get(match_id)
+
+    async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        self.store.check()
+        open_ = sorted(
+            (r for r in self.store.records.values() if r.state.status == "waiting"),
+            key=lambda r: (r.created_at, r.id),
+        )
+        if after is not None:
+            open_ = [r for r in open_ if (r.created_at, r.id) > after]
+        return open_[:limit]
+
+    async def ai_turns(self) -> list[str]:
+        self.store.check()
+        return [i for i, r in self.store.records.items() if ai_to_play(r.state) is not None]
+
     async def ping(self) -> None:
-        self._check()
+        self.store.check()
+
+
+@dataclass
+class FakeStore:
+    """The match repository; ``reads`` and ``keys`` are the other two ports over it."""
+
+    records: dict[str, MatchRecord] = field(default_factory=dict)
+    log: dict[str, list[StoredEvent]] = field(default_factory=dict)
+    tokens: dict[str, dict[str, int]] = field(default_factory=dict)
+    initials: dict[str, MatchState] = field(default_factory=dict)
+    down: bool = False
+    saves: int = 0
+
+    def __post_init__(self) -> None:
+        self.reads = FakeReads(self)
+        self.keys = FakeKeys(self)
+
+    def check(self) -> None:
+        if self.down:
+            raise StoreDown("the database does not answer")
+
+    async def create(
+        self,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+    ) -> None:
+        self.check()
+        self.records[record.id] = record
+        self.initials[record.id] = record.state
+        self.log[record.id] = list(events)
+        self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
+        self.keys.keep(answer)
+
+    async def get(self, match_id: str) -> MatchRecord | None:
+        self.check()
+        return self.records.get(match_id)
+
+    async def get_for_token(
+        self, match_id: str, token_hash: str
+    ) -> tuple[MatchRecord, int | None] | None:
+        self.check()
+        record = self.records.get(match_id)
+        return None if record is None else (record, self.tokens[match_id].get(token_hash))
+
+    async def save(
+        self,
+        match_id: str,
+        expected_version: int,
+        state: MatchState,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str] | None = None,
+        answer: Answer | None = None,
+    ) -> None:
+        self.check()
+        record = self.records[match_id]
+        if record.state.version != expected_version:
+            raise VersionConflict(match_id)
+        self.saves += 1
+        self.records[match_id] = MatchRecord(record.id, state, record.created_at)
+        self.log[match_id].extend(events)
+        for seat, h in (token_hashes or {}).items():
+            self.tokens[match_id][h] = seat
+        self.keys.keep(answer)
+
+
+def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:
+    """A ``MatchService`` on the fakes (a new store and bus unless given)."""
+    from service.matches import MatchService
+
+    store = store or FakeStore()
+    return MatchService(store, bus or FakeBus(), reads=store.reads, keys=store.keys, **kwargs)
 
 
 class FakeBus:

@@ -14,7 +14,7 @@ from litestar.response import ServerSentEvent, ServerSentEventMessage
 from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds
 from api.openapi import problems
 from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id, query_integers
-from domain.service import MAX_WAIT, EventPage
+from service.feed import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service
 from api.openapi import problems
 from api.parsing import bearer
 from domain.match import LEVELS
-from domain.service import Hint
+from service.matches import Hint
 
 
 class HintController(Controller):

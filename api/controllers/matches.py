@@ -13,8 +13,9 @@ from api.errors import rate_limited
 from api.openapi import problems
 from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
 from api.schemas import CreateMatch, setup_of
-from domain.service import CURSOR_PATTERN, Created, Lobby
 from domain.views import MatchView
+from service.ids import CURSOR_PATTERN
+from service.matches import Created, Lobby
 
 AnyRequest = Request[Any, Any, Any]
 

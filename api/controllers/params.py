@@ -9,7 +9,7 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
 from api.parsing import IDEMPOTENCY_KEY_PATTERN
 from api.ratelimit import RateLimiter
-from domain.service import MatchService
+from service.matches import MatchService
 
 Service = NamedDependency[MatchService]
 Limiter = NamedDependency[RateLimiter]

@@ -9,7 +9,7 @@ from litestar import Controller, Request, get
 from api.controllers.params import SEAT_TOKEN, MatchId, Service
 from api.openapi import problems
 from api.parsing import bearer
-from domain.service import Scores
+from service.matches import Scores
 
 
 class ScoreController(Controller):

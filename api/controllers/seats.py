@@ -10,7 +10,7 @@ from api.controllers.params import SEAT_TOKEN, IdempotencyKey, MatchId, SeatNumb
 from api.openapi import problems
 from api.parsing import bearer, decode_body, fingerprint, idempotency_key, json_body
 from api.schemas import JoinRequest
-from domain.service import Joined
+from service.matches import Joined
 
 
 class SeatController(Controller):

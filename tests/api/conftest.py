@@ -9,35 +9,17 @@ import pytest
 from litestar import Litestar
 
 from api.app import create_app
-from domain.service import MatchService
 from infra.ai_runner import AiRunner
 from infra.settings import Settings
-from tests.fakes import FakeBus, FakeStore, FirstMoveAi, StoreDown
-
-
-@pytest.fixture
-def store() -> FakeStore:
-    return FakeStore()
-
-
-@pytest.fixture
-def bus() -> FakeBus:
-    return FakeBus()
-
-
-@pytest.fixture
-def ai() -> FirstMoveAi:
-    return FirstMoveAi()
+from service.matches import MatchService
+from tests.fakes import StoreDown
+from tests.support.databases import *  # noqa: F403
+from tests.support.fake_ports import *  # noqa: F403
 
 
 @pytest.fixture
 def settings() -> Settings:
     return Settings(rate_limit=0, stream_seconds=3.0)
-
-
-@pytest.fixture
-def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> MatchService:
-    return MatchService(store, bus, ai=ai)
 
 
 @pytest.fixture
@@ -54,12 +36,12 @@ def app(settings: Settings, service: MatchService) -> Litestar:
 
 @pytest.fixture
 async def client(
-    app: Litestar, runner: AiRunner, service: MatchService, store: FakeStore
+    app: Litestar, runner: AiRunner, service: MatchService
 ) -> AsyncIterator[httpx.AsyncClient]:
     """A client on the test's own event loop, so requests can overlap (Litestar's test
     client runs the app in a portal thread, one request at a time). The AI runner is
     started here, as the composition root's start-up hook does."""
-    await runner.start(service.advance_ai, store.ai_turns)
+    await runner.start(service.advance_ai, service.ai_turns)
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

@@ -11,10 +11,11 @@ import pytest
 
 from domain.cards import parse_card
 from domain.match import MatchState, Seat
-from domain.service import AiMove, MatchService, Setup
 from infra.ai_runner import AiRunner, PooledAi, make_executor
+from service.matches import Setup
+from service.ports import AiMove
 from tests.api.support import DECK, Client, bearer, create, tokens
-from tests.fakes import FakeBus, FakeStore, FirstMoveAi
+from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 
 VERSUS_AI = {
     "seats": [{"kind": "human"}, {"kind": "ai", "level": "hard"}],
@@ -81,7 +82,7 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
     store: FakeStore, bus: FakeBus
 ) -> None:
     # A previous process stored the match and died before the AI moved.
-    before = MatchService(store, bus, ai=FirstMoveAi())
+    before = fake_service(store, bus, ai=FirstMoveAi())
     setup = Setup(
         seats=(Seat("human"), Seat("ai", "hard")),
         decks=(tuple(parse_card(c) for c in DECK),),
@@ -89,9 +90,9 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
     )
     created = await before.create(setup, None, "fp")
     runner = AiRunner(sweep_seconds=60)
-    service = MatchService(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
+    service = fake_service(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
     started = time.monotonic()
-    await runner.start(service.advance_ai, store.ai_turns)
+    await runner.start(service.advance_ai, service.ai_turns)
     try:
         while store.records[created.match.id].state.version == 0:
             assert time.monotonic() - started < 2
@@ -101,12 +102,12 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
 
 
 async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus) -> None:
-    service = MatchService(store, bus, ai=FirstMoveAi())
+    service = fake_service(store, bus, ai=FirstMoveAi())
     setup = Setup(seats=(Seat("ai", "easy"), Seat("ai", "easy")), rules={"target": 1})
     created = await service.create(setup, None, "fp")
     store.down = True
     runner = AiRunner(sweep_seconds=0.05)
-    await runner.start(service.advance_ai, store.ai_turns)
+    await runner.start(service.advance_ai, service.ai_turns)
     try:
         await asyncio.sleep(0.2)
         store.down = False
@@ -128,7 +129,7 @@ class BrokenAi:
 async def test_a_failing_ai_still_moves(
     store: FakeStore, bus: FakeBus, caplog: pytest.LogCaptureFixture
 ) -> None:
-    service = MatchService(store, bus, ai=BrokenAi())
+    service = fake_service(store, bus, ai=BrokenAi())
     setup = Setup(seats=(Seat("ai", "easy"), Seat("human")), first_dealer=1)
     created = await service.create(setup, None, "fp")
     with caplog.at_level(logging.ERROR):
@@ -140,7 +141,7 @@ async def test_a_failing_ai_still_moves(
 async def test_the_real_ai_in_worker_processes(store: FakeStore, bus: FakeBus) -> None:
     executor = make_executor(1)
     try:
-        service = MatchService(store, bus, ai=PooledAi(executor, budget_ms=20))
+        service = fake_service(store, bus, ai=PooledAi(executor, budget_ms=20))
         setup = Setup(
             seats=(Seat("ai", "expert"), Seat("ai", "medium")), rules={"target": 1}, seed=5
         )

@@ -224,7 +224,7 @@ async def test_failed_create_does_not_keep_the_key(client: Client, store: FakeSt
     bad = {"seats": [{"kind": "human"}] * 3}
     answer = await client.post("/v1/matches", json=bad, headers={"Idempotency-Key": "k2"})
     assert answer.status_code == 422
-    assert store.claims == {}
+    assert store.keys.claims == {}
     answer = await client.post("/v1/matches", json=FIXED_MATCH, headers={"Idempotency-Key": "k2"})
     assert answer.status_code == 201
 

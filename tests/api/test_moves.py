@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from domain.service import token_hash
+from service.ids import token_hash
 from tests.api.support import (
     Client,
     bearer,
@@ -140,7 +140,7 @@ async def test_key_reused_with_another_body_is_422_before_the_turn(client: Clien
 
 async def test_key_in_flight_is_409(client: Client, store: FakeStore) -> None:
     match_id, seat = await fixed(client)
-    store.claims[(token_hash(seat[1]), "k")] = ("running", None)
+    store.keys.claims[(token_hash(seat[1]), "k")] = ("running", None)
     answer = await move(client, match_id, seat[1], **{"Idempotency-Key": "k"})
     assert answer.status_code == 409
     assert problem_type(answer) == "idempotency-key-in-flight"

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from api.middleware import RequestIdFilter
 from infra.logging import JsonFormatter, configure
 from infra.settings import Settings
 from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
@@ -122,7 +123,7 @@ def log_output() -> Iterator[io.StringIO]:
     root = logging.getLogger()
     saved = (root.handlers[:], root.level)
     output = io.StringIO()
-    configure("DEBUG", output)
+    configure("DEBUG", output, filters=[RequestIdFilter()])
     try:
         yield output
     finally:

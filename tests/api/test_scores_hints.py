@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from domain.service import MatchService
 from infra.ai_runner import PooledAi, make_executor
+from service.matches import MatchService
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}

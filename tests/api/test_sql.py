@@ -13,12 +13,12 @@ import pytest
 
 from domain.cards import parse_card
 from domain.match import Seat
-from domain.service import MatchService, Setup
 from infra.app_factory import build_app
 from infra.db import make_engine
 from infra.notify import LocalEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
+from service.matches import MatchService, Setup
 from tests.api.support import (
     DECK,
     FIXED_MATCH,
@@ -206,7 +206,8 @@ async def test_a_restarted_server_plays_pending_ai_turns_within_2_s(database_url
     # Stored by a process that died before its AI moved: no runner is told of it.
     engine = make_engine(database_url)
     try:
-        dead = MatchService(SqlMatchStore(engine), LocalEventBus(), ai=FirstMoveAi())
+        store = SqlMatchStore(engine)
+        dead = MatchService(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
         setup = Setup(
             seats=(Seat("human"), Seat("ai", "hard")),
             decks=(tuple(parse_card(c) for c in DECK),),

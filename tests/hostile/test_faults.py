@@ -25,9 +25,9 @@ import asyncpg
 import pytest
 
 from domain.match import Seat
-from domain.ports import Idempotency
-from domain.service import MatchService, Setup
-from tests.fakes import FakeBus, FakeStore, StoreDown
+from service.matches import MatchService, Setup
+from service.ports import Idempotency
+from tests.fakes import FakeBus, FakeKeys, FakeStore, StoreDown, fake_service
 from tests.support.audit import audit
 from tests.support.driver import Journal, Player, client
 from tests.support.private_postgres import PrivatePostgres
@@ -211,11 +211,13 @@ async def test_connections_killed_and_database_restarted_during_play(
     assert len(journal.acks) > 100
 
 
-class ReleaseHangs(FakeStore):
-    """A database that fails a change, then hangs when the key is to be let go."""
-
+class FailsToCreate(FakeStore):
     async def create(self, *args: Any, **kwargs: Any) -> None:
         raise StoreDown("the database does not answer")
+
+
+class ReleaseHangs(FakeKeys):
+    """A database that fails a change, then hangs when the key is to be let go."""
 
     async def release_idempotent(self, request: Idempotency) -> None:
         await asyncio.sleep(3600)
@@ -229,7 +231,8 @@ class PublishHangs(FakeBus):
 
 
 async def test_a_failed_request_does_not_wait_to_release_its_key() -> None:
-    service = MatchService(ReleaseHangs(), FakeBus())
+    store = FailsToCreate()
+    service = MatchService(store, FakeBus(), reads=store.reads, keys=ReleaseHangs(store))
     setup = Setup(seats=(Seat("human"), Seat("human")))
     started = time.monotonic()
     with pytest.raises(StoreDown):
@@ -241,7 +244,7 @@ async def test_a_failed_request_does_not_wait_to_release_its_key() -> None:
 
 async def test_a_stored_change_does_not_wait_to_be_announced() -> None:
     store = FakeStore()
-    service = MatchService(store, PublishHangs())
+    service = fake_service(store, PublishHangs())
     created = await service.create(Setup(seats=(Seat("human"), Seat("open"))), None, "")
     started = time.monotonic()
     async with asyncio.timeout(5):
@@ -265,17 +268,17 @@ class DownAfterClaim(FakeStore):
 
 async def test_a_key_left_claimed_by_an_outage_is_let_go_once_the_database_is_back() -> None:
     store = DownAfterClaim()
-    service = MatchService(store, FakeBus())
+    service = fake_service(store)
     setup = Setup(seats=(Seat("human"), Seat("human")))
     with pytest.raises(StoreDown):
         await service.create(setup, "key", "fingerprint")
-    assert ("create", "key") in store.claims  # the release failed too
+    assert ("create", "key") in store.keys.claims  # the release failed too
     store.down = False
     # Liveness bound: the key is retried every second.
     for _ in range(100):
-        if ("create", "key") not in store.claims:
+        if ("create", "key") not in store.keys.claims:
             break
         await asyncio.sleep(0.05)
-    assert ("create", "key") not in store.claims
+    assert ("create", "key") not in store.keys.claims
     created = await service.create(setup, "key", "fingerprint")
     assert store.records[created.match.id].state.status == "active"

@@ -35,12 +35,14 @@ from schemathesis.engine import events
 from schemathesis.python import asgi
 
 from api.app import create_app
-from domain.service import MAX_EVENTS, MatchService, token_hash
 from infra.ai_runner import AiRunner
 from infra.db import DatabaseUnavailable, make_engine
 from infra.notify import LocalEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
+from service.feed import MAX_EVENTS
+from service.ids import token_hash
+from service.matches import MatchService
 from tests.fakes import FirstMoveAi
 
 if TYPE_CHECKING:
@@ -104,17 +106,19 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory, _sqlite_template: Path) -> Iterator[Served]:
+def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Served]:
     """The app over a SQLite file, its AI seats played at once by the first legal move."""
     path = tmp_path_factory.mktemp("schemathesis") / "scopa.db"
-    shutil.copyfile(_sqlite_template, path)
+    shutil.copyfile(sqlite_template, path)
     database = make_engine(f"sqlite+aiosqlite:///{path}")
     store = SqlMatchStore(database)
     runner = AiRunner(sweep_seconds=0.2)
-    service = MatchService(store, LocalEventBus(), ai=FirstMoveAi(), on_change=runner.kick)
+    service = MatchService(
+        store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi(), on_change=runner.kick
+    )
 
     async def start() -> None:
-        await runner.start(service.advance_ai, store.ai_turns)
+        await runner.start(service.advance_ai, service.ai_turns)
 
     async def stop() -> None:
         await runner.stop()

@@ -32,7 +32,7 @@ import msgspec
 import pytest
 
 from domain.cards import NAME
-from domain.service import MAX_EVENTS
+from service.feed import MAX_EVENTS
 from tests.support.in_process import InProcess, serve
 
 if TYPE_CHECKING:

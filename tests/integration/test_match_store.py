@@ -14,16 +14,16 @@ import pytest
 
 from domain.events import StoredEvent
 from domain.match import MatchState, Seat, SeatKind, join, legal_moves, new_match, play
-from domain.ports import (
+from domain.rules import make_rules
+from infra.db import DatabaseUnavailable, make_engine
+from infra.repositories import SqlMatchStore
+from service.ports import (
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
     StoredAnswer,
     VersionConflict,
 )
-from domain.rules import make_rules
-from infra.db import DatabaseUnavailable, make_engine
-from infra.repositories import SqlMatchStore
 
 T0 = 1_700_000_000.0
 
@@ -81,7 +81,7 @@ async def stored(
     tokens: Sequence[str] = (),
 ) -> MatchState:
     state, events = fresh(*kinds)
-    record = MatchRecord(id=match_id, state=state, initial=state, created_at=created_at)
+    record = MatchRecord(id=match_id, state=state, created_at=created_at)
     await store.create(record, events, {i: token_hash(t) for i, t in enumerate(tokens)})
     return state
 
@@ -91,12 +91,12 @@ def claim(key: str = "k1", fingerprint: str = "fp1", scope: str = "create") -> I
 
 
 def answer(fingerprint: str = "fp1", body: bytes = b'{"ok":true}') -> StoredAnswer:
-    return StoredAnswer(fingerprint=fingerprint, status=201, body=body, location="/v1/m/1")
+    return StoredAnswer(fingerprint=fingerprint, body=body)
 
 
 async def test_a_created_match_reads_back_whole(store: SqlMatchStore) -> None:
     state, events = fresh()
-    record = MatchRecord(id="m1", state=state, initial=state, created_at=T0 + 0.123456)
+    record = MatchRecord(id="m1", state=state, created_at=T0 + 0.123456)
     await store.create(record, events, {0: token_hash("a"), 1: token_hash("b")})
 
     assert await store.get("m1") == record
@@ -125,7 +125,7 @@ async def test_a_save_replaces_the_state_and_appends_events(store: SqlMatchStore
     assert record is not None
     assert record.state == state
     assert record.state.version == 3
-    assert record.initial == initial
+    assert await store.initial("m1") == initial
     assert [e.seq for e in await store.events("m1", 0, 500)] == list(range(1, state.seq + 1))
 
 
@@ -309,7 +309,7 @@ async def test_keys_are_scoped(store: SqlMatchStore) -> None:
 async def test_create_keeps_its_answer(store: SqlMatchStore) -> None:
     assert await store.begin_idempotent(claim()) is None
     state, events = fresh()
-    record = MatchRecord(id="m1", state=state, initial=state, created_at=T0)
+    record = MatchRecord(id="m1", state=state, created_at=T0)
 
     await store.create(record, events, {}, answer=(claim(), answer(body=b"tokens")))
 
@@ -318,7 +318,7 @@ async def test_create_keeps_its_answer(store: SqlMatchStore) -> None:
 
 async def test_an_answer_without_a_claim_is_kept(store: SqlMatchStore) -> None:
     state, events = fresh()
-    record = MatchRecord(id="m1", state=state, initial=state, created_at=T0)
+    record = MatchRecord(id="m1", state=state, created_at=T0)
     await store.create(record, events, {}, answer=(claim(), answer()))
 
     assert await store.begin_idempotent(claim()) == answer()
@@ -330,7 +330,7 @@ async def test_an_answer_for_a_key_answered_already_undoes_the_change(
     initial = await stored(store, "m1")
     await store.begin_idempotent(claim())
     await store.create(
-        MatchRecord(id="m2", state=initial, initial=initial, created_at=T0),
+        MatchRecord(id="m2", state=initial, created_at=T0),
         [],
         {},
         answer=(claim(), answer()),

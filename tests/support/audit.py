@@ -63,7 +63,9 @@ async def audit(database_url: str, match_ids: Iterable[str], acks: Iterable[Ack]
             result.matches += 1
             result.events += len(events)
             result.finished += record.state.status == "finished"
-            _check(match_id, record.initial, record.state, events, acked[match_id], result)
+            initial = await store.initial(match_id)
+            assert initial is not None
+            _check(match_id, initial, record.state, events, acked[match_id], result)
     finally:
         await engine.dispose()
     return result

@@ -15,20 +15,20 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.app import create_app
-from domain.ports import MatchStore
-from domain.service import MatchService
 from infra.ai_runner import AiRunner
 from infra.db import DatabaseUnavailable, make_engine
 from infra.notify import LocalEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
-from tests.fakes import FakeBus, FakeStore, FirstMoveAi, StoreDown
+from service.matches import MatchService
+from service.ports import MatchRepository
+from tests.fakes import FakeStore, FirstMoveAi, StoreDown, fake_service
 
 
 @dataclass
 class InProcess:
     client: httpx.AsyncClient
-    store: MatchStore
+    store: MatchRepository
     engine: AsyncEngine | None  # None over the fakes
 
     async def match_count(self) -> int:
@@ -42,16 +42,22 @@ class InProcess:
 @asynccontextmanager
 async def serve(url: str | None, *, stream_seconds: float = 0.5) -> AsyncIterator[InProcess]:
     engine = make_engine(url) if url is not None else None
-    store: MatchStore = SqlMatchStore(engine) if engine is not None else FakeStore()
-    bus = LocalEventBus() if engine is not None else FakeBus()
     runner = AiRunner(sweep_seconds=0.2)
-    service = MatchService(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
+    store: MatchRepository
+    if engine is not None:
+        store = SqlMatchStore(engine)
+        service = MatchService(
+            store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi(), on_change=runner.kick
+        )
+    else:
+        store = FakeStore()
+        service = fake_service(store, ai=FirstMoveAi(), on_change=runner.kick)
     app = create_app(
         Settings(rate_limit=0, stream_seconds=stream_seconds),
         service,
         unavailable=(StoreDown, DatabaseUnavailable),
     )
-    await runner.start(service.advance_ai, store.ai_turns)
+    await runner.start(service.advance_ai, service.ai_turns)
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

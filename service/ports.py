@@ -1,7 +1,7 @@
-"""What the match service needs from the outside world, as Protocols.
+"""What the use cases need from the outside world, as Protocols, each small.
 
-The service (``domain/service.py``) speaks only to these; ``infra/`` implements them on
-SQLAlchemy (Postgres or SQLite) and ``tests/fakes.py`` in memory.
+``infra/`` implements them on SQLAlchemy (Postgres or SQLite); ``tests/fakes.py`` in
+memory. One adapter may implement several (the SQL store does all three storage ports).
 """
 
 from __future__ import annotations
@@ -27,9 +27,7 @@ class StoredAnswer(msgspec.Struct, frozen=True):
     """The first successful answer to an idempotent request, replayed on a retry."""
 
     fingerprint: str  # of the request body, canonical JSON, so equal JSON means equal
-    status: int
-    body: bytes  # the response body as sent
-    location: str | None = None
+    body: bytes  # the answer as first encoded
 
 
 class Idempotency(msgspec.Struct, frozen=True):
@@ -44,22 +42,32 @@ class Idempotency(msgspec.Struct, frozen=True):
 class MatchRecord(msgspec.Struct, frozen=True):
     id: str
     state: MatchState
-    initial: MatchState  # as created: the log replays from here
     created_at: float  # unix seconds
 
 
-class MatchStore(Protocol):
+Answer = tuple[Idempotency, StoredAnswer]
+
+
+class MatchRepository(Protocol):
+    """The matches themselves: every change is stored at a version, or not at all."""
+
     async def create(
         self,
         record: MatchRecord,
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
-        answer: tuple[Idempotency, StoredAnswer] | None = None,
+        answer: Answer | None = None,
     ) -> None:
         """Store a new match, its first events, its seat token hashes and, atomically with
         them, the idempotent answer to keep."""
 
     async def get(self, match_id: str) -> MatchRecord | None: ...
+
+    async def get_for_token(
+        self, match_id: str, token_hash: str
+    ) -> tuple[MatchRecord, int | None] | None:
+        """The match and the seat the token hash holds in it (None if no seat), in one
+        read; None when there is no such match."""
 
     async def save(
         self,
@@ -68,28 +76,36 @@ class MatchStore(Protocol):
         state: MatchState,
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str] | None = None,
-        answer: tuple[Idempotency, StoredAnswer] | None = None,
+        answer: Answer | None = None,
     ) -> None:
         """Replace the state if it is still at ``expected_version``, append the events and add
         token hashes (a join), all in one transaction; else raise VersionConflict."""
 
-    async def get_for_token(
-        self, match_id: str, token_hash: str
-    ) -> tuple[MatchRecord, int | None] | None:
-        """The match and the seat the token hash holds in it (None if no seat), in one
-        read; None when there is no such match."""
 
-    async def token_known(self, token_hash: str) -> bool:
-        """Whether the hash belongs to any seat of any match (a token of another match)."""
+class MatchReads(Protocol):
+    """The read side: what queries across matches or along a match's log need."""
 
     async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
         """Events with seq > after, oldest first, at most ``limit``."""
+
+    async def initial(self, match_id: str) -> MatchState | None:
+        """The match as it was created: its log replays from here to its state."""
 
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         """Matches with an open seat, oldest first (by created_at, then id), after a cursor."""
 
     async def ai_turns(self) -> list[str]:
         """Ids of active matches whose seat to play is an AI seat."""
+
+    async def token_known(self, token_hash: str) -> bool:
+        """Whether the hash belongs to any seat of any match (a token of another match)."""
+
+    async def ping(self) -> None:
+        """Raise if the database does not answer."""
+
+
+class IdempotencyKeys(Protocol):
+    """Claims on Idempotency-Keys; the answer itself is kept by the repository's change."""
 
     async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
         """Claim the key: None when claimed now; the stored answer when the key already has
@@ -98,9 +114,6 @@ class MatchStore(Protocol):
 
     async def release_idempotent(self, request: Idempotency) -> None:
         """Drop a claim whose request failed: failed answers are not stored."""
-
-    async def ping(self) -> None:
-        """Raise if the database does not answer."""
 
 
 class EventBus(Protocol):
@@ -113,3 +126,17 @@ class EventBus(Protocol):
         woken. A bus that cannot hear every change for a while (its connection is down)
         wakes its waiters then, and bounds their waits until it hears again, so a waiter
         that re-reads the store on waking never misses an event for long."""
+
+
+class AiMove(msgspec.Struct, frozen=True):
+    card: int
+    capture: tuple[int, ...]
+    reason: str
+
+
+class AiPlayer(Protocol):
+    """The AI, wherever it runs (a worker pool in production)."""
+
+    levels: tuple[str, ...]
+
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove: ...

@@ -4,7 +4,7 @@ The store is the only authority, so any number of processes can serve one databa
 change is stored only if the match is still at the version it was decided on; on a lost
 race the service reloads and checks again, so the loser gets the answer the new state
 deserves, never a double move. Reads always go to the store. A move may start from the
-state this process last saw (``domain.recent``), which spares it a read: the
+state this process last saw (``service.recent``), which spares it a read: the
 version-checked save confirms an acceptance, and a refusal is given only once the match
 has been read afresh.
 """
@@ -12,116 +12,59 @@ has been read afresh.
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import hashlib
 import logging
-import math
-import re
-import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import msgspec
 
 from domain.cards import NAME, names
-from domain.errors import (
-    IllegalMove,
-    InvalidSetup,
-    MatchNotActive,
-    NotYourTurn,
-    ScopaError,
-)
-from domain.events import EventView, MatchFinished, StoredEvent, for_viewer
-from domain.match import MatchState, Seat, join, legal_moves, new_match, play
-from domain.ports import (
-    EventBus,
-    Idempotency,
-    IdempotencyConflict,
-    MatchRecord,
-    MatchStore,
-    StoredAnswer,
-    VersionConflict,
-)
-from domain.recent import RecentMatches
+from domain.errors import IllegalMove, InvalidSetup, MatchNotActive, NotYourTurn
+from domain.events import EventView, StoredEvent
+from domain.match import MatchState, Seat, ai_to_play, join, legal_moves, new_match, play
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
-from domain.views import MatchView, MoveView, match_view, seat_moves
+from domain.views import MatchView, match_view, seat_moves
+from service.errors import (
+    Busy,
+    InvalidToken,
+    MatchNotFound,
+    MoveRefused,
+    StaleVersion,
+    UnknownLevel,
+)
+from service.feed import EventPage, Feed
+from service.idempotency import Once, answer_of
+from service.ids import (
+    decode_cursor,
+    encode_cursor,
+    is_match_id,
+    new_match_id,
+    new_seed,
+    new_token,
+    token_hash,
+)
+from service.ports import (
+    AiPlayer,
+    EventBus,
+    Idempotency,
+    IdempotencyKeys,
+    MatchReads,
+    MatchRecord,
+    MatchRepository,
+    VersionConflict,
+)
+from service.recent import RecentMatches
 
 log = logging.getLogger(__name__)
 
-MAX_EVENTS = 500
-MAX_WAIT = 30.0
 # A lost race costs one reload; more than a handful in a row means the store misbehaves.
 ATTEMPTS = 8
-# Proxies drop connections that stay silent; a comment this often keeps a stream open.
-HEARTBEAT_SECONDS = 15.0
-# After a request's own work, two calls may follow that are allowed to fail: letting go
-# of the idempotency key when the request failed, and announcing a stored change. The
-# database they reach may be the very thing failing: the answer waits on neither longer.
-FOLLOW_UP_SECONDS = 1.0
-# A key that a failed request could not let go of (the database was away) is let go of
-# once the database is back, so that a retry is not told for the claim's whole lifetime
-# that the first request still runs.
-RELEASE_RETRY_SECONDS = 1.0
-RELEASE_RETRIES = 60
-_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{22}")
-# Cursors are unpadded url-safe base64 of (created_at, id).
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}$"
-_CURSOR = re.compile(CURSOR_PATTERN)
-_SEED_BITS = 63
-
-T = TypeVar("T")
-
-
-class ServiceError(ScopaError):
-    """A request the service refuses for reasons outside the game's rules."""
-
-
-class MatchNotFound(ServiceError):
-    pass
-
-
-class InvalidToken(ServiceError):
-    pass
-
-
-class StaleVersion(ServiceError):
-    pass
-
-
-class IdempotencyKeyReused(ServiceError):
-    pass
-
-
-class IdempotencyKeyInFlight(ServiceError):
-    pass
-
-
-class UnknownLevel(ServiceError):
-    pass
-
-
-class InvalidCursor(ServiceError):
-    pass
-
-
-class MoveRefused(IllegalMove):
-    """An illegal move, with the moves the seat could have made."""
-
-    def __init__(self, detail: str, legal: tuple[MoveView, ...]) -> None:
-        super().__init__(detail)
-        self.legal_moves = legal
-
-
-class Busy(ServiceError):
-    """The match kept changing under the request; retrying later will do."""
-
-
-# Wire answers of the use cases. The service encodes them itself because the first
-# answer to an idempotent request is stored, byte for byte, with the change it made.
+# Announcing a stored change may fail (the database may be what is failing): the answer
+# waits on it no longer than this.
+PUBLISH_SECONDS = 1.0
 
 
 class SeatToken(msgspec.Struct, frozen=True):
@@ -137,11 +80,6 @@ class Created(msgspec.Struct, frozen=True):
 class Joined(msgspec.Struct, frozen=True):
     seat: int
     token: str
-
-
-class EventPage(msgspec.Struct, frozen=True):
-    events: tuple[EventView, ...]
-    last_seq: int
 
 
 class Scores(msgspec.Struct, frozen=True):
@@ -189,73 +127,33 @@ class Caller:
         return self.record.id
 
 
-class AiMove(msgspec.Struct, frozen=True):
-    card: int
-    capture: tuple[int, ...]
-    reason: str
-
-
-class AiPlayer(Protocol):
-    """The AI, wherever it runs (a worker pool in production)."""
-
-    levels: tuple[str, ...]
-
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove: ...
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def ai_to_play(state: MatchState) -> int | None:
-    """The AI seat whose turn it is, if any."""
-    if state.status != "active" or state.turn is None:
-        return None
-    return state.turn if state.seats[state.turn].kind == "ai" else None
-
-
-def _encode_cursor(record: MatchRecord) -> str:
-    raw = msgspec.json.encode((record.created_at, record.id))
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: str) -> tuple[float, str]:
-    if not _CURSOR.fullmatch(cursor):
-        raise InvalidCursor("the cursor is not one this server gave out")
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created_at, match_id = msgspec.json.decode(raw, type=tuple[float, str])
-    except (binascii.Error, ValueError, msgspec.DecodeError) as exc:
-        raise InvalidCursor("the cursor is not one this server gave out") from exc
-    # It reaches the database: only what a real cursor could hold (no NUL for Postgres).
-    if not (math.isfinite(created_at) and _MATCH_ID.fullmatch(match_id)):
-        raise InvalidCursor("the cursor is not one this server gave out")
-    return created_at, match_id
-
-
 class MatchService:
     def __init__(
         self,
-        store: MatchStore,
+        matches: MatchRepository,
         bus: EventBus,
         *,
+        reads: MatchReads,
+        keys: IdempotencyKeys,
         ai: AiPlayer | None = None,
         on_change: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.store = store
+        self.matches = matches
+        self.reads = reads
         self.bus = bus
         self.ai = ai
         self.on_change = on_change
         self.clock = clock
-        self._releasing: set[asyncio.Task[None]] = set()
+        self.once = Once(keys)
+        self.feed = Feed(reads, bus, self._last_seq, monotonic)
         self.recent = RecentMatches()
 
     # -- who is asking --------------------------------------------------------------
 
     async def load(self, match_id: str) -> MatchRecord:
-        # Ids are random url-safe strings of one length: anything else is simply unknown.
-        record = await self.store.get(match_id) if _MATCH_ID.fullmatch(match_id) else None
+        record = await self.matches.get(match_id) if is_match_id(match_id) else None
         if record is None:
             # Not echoing the id: it is whatever the caller put in the path.
             raise MatchNotFound("no such match")
@@ -265,14 +163,14 @@ class MatchService:
     async def caller(
         self, match_id: str, token: str | None, *, required: bool = False, recent: bool = False
     ) -> Caller:
-        """404 before 401: the match must exist before a token can be judged against it.
+        """The match must exist before a token can be judged against it.
 
         ``recent``: the match as this process last saw it will do (for a move, which
         confirms it), when the token's seat is known."""
         if token is None:
             record = await self.load(match_id)
             if required:
-                raise InvalidToken("this route needs a seat token: Authorization: Bearer ...")
+                raise InvalidToken("this route needs a seat token")
             return Caller(record, None, None)
         hashed = token_hash(token)
         if recent:
@@ -280,9 +178,7 @@ class MatchService:
             if seen is not None:
                 return Caller(seen[0], seen[1], hashed, fresh=False)
         found = (
-            await self.store.get_for_token(match_id, hashed)
-            if _MATCH_ID.fullmatch(match_id)
-            else None
+            await self.matches.get_for_token(match_id, hashed) if is_match_id(match_id) else None
         )
         if found is None:
             raise MatchNotFound("no such match")
@@ -294,7 +190,7 @@ class MatchService:
 
     async def check_token(self, token: str | None) -> None:
         """Routes without a match still refuse a token no match ever issued."""
-        if token is not None and not await self.store.token_known(token_hash(token)):
+        if token is not None and not await self.reads.token_known(token_hash(token)):
             raise InvalidToken("the token is not a seat token of any match")
 
     # -- changes ----------------------------------------------------------------------
@@ -302,24 +198,21 @@ class MatchService:
     async def create(self, setup: Setup, key: str | None, fingerprint: str) -> Created:
         async def run(request: Idempotency | None) -> Created:
             state, events = self._new_state(setup)
-            match_id = secrets.token_urlsafe(16)
-            tokens = {
-                i: secrets.token_urlsafe(32) for i, s in enumerate(setup.seats) if s.kind == "human"
-            }
+            match_id = new_match_id()
+            tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
             created = Created(
                 match=match_view(match_id, state, None),
                 tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
             )
-            record = MatchRecord(match_id, state, state, self.clock())
+            record = MatchRecord(match_id, state, self.clock())
             hashes = {seat: token_hash(token) for seat, token in tokens.items()}
-            answer = self._answer(request, 201, created, f"/v1/matches/{match_id}")
-            await self.store.create(record, events, hashes, answer)
+            await self.matches.create(record, events, hashes, answer_of(request, created))
             for seat, hashed in hashes.items():
                 self.recent.remember(record, hashed, seat)
             self._changed(match_id, state)
             return created
 
-        return await self._once("create", key, fingerprint, Created, run)
+        return await self.once.run("create", key, fingerprint, Created, run)
 
     def _new_state(self, setup: Setup) -> tuple[MatchState, list[StoredEvent]]:
         """The new match, or InvalidSetup naming every impossible field at once."""
@@ -335,7 +228,7 @@ class MatchService:
         except InvalidSetup as refused:
             problems.extend(refused.problems)
             rules = Rules()  # the defaults, so the rest of the setup is checked too
-        seed = setup.seed if setup.seed is not None else secrets.randbits(_SEED_BITS)
+        seed = setup.seed if setup.seed is not None else new_seed()
         try:
             created = new_match(rules, setup.seats, seed, setup.decks, setup.first_dealer)
         except InvalidSetup as refused:
@@ -351,17 +244,17 @@ class MatchService:
             current = record
             for _ in range(ATTEMPTS):
                 state, events = join(current.state, seat)
-                token = secrets.token_urlsafe(32)
+                token = new_token()
                 hashed = token_hash(token)
                 joined = Joined(seat, token)
                 try:
-                    await self.store.save(
+                    await self.matches.save(
                         match_id,
                         current.state.version,
                         state,
                         events,
                         {seat: hashed},
-                        self._answer(request, 200, joined),
+                        answer_of(request, joined),
                     )
                 except VersionConflict:
                     current = await self.load(match_id)
@@ -371,7 +264,7 @@ class MatchService:
                 return joined
             raise Busy("the match kept changing; try again")
 
-        return await self._once(f"join:{match_id}:{seat}", key, fingerprint, Joined, run)
+        return await self.once.run(f"join:{match_id}:{seat}", key, fingerprint, Joined, run)
 
     async def play(
         self,
@@ -382,7 +275,7 @@ class MatchService:
         key: str | None,
         fingerprint: str,
     ) -> MatchView:
-        """Play for the caller's seat, checking in the order of API.md (after 404/401/400)."""
+        """Play for the caller's seat: not active, not your turn, stale, then illegal."""
         seat = caller.seat
         if seat is None or caller.token_hash is None:
             raise InvalidToken("playing needs a seat token")
@@ -402,13 +295,8 @@ class MatchService:
                     continue
                 view = match_view(match_id, state, seat)
                 try:
-                    await self.store.save(
-                        match_id,
-                        before.version,
-                        state,
-                        events,
-                        None,
-                        self._answer(request, 200, view),
+                    await self.matches.save(
+                        match_id, before.version, state, events, None, answer_of(request, view)
                     )
                 except VersionConflict:
                     current, fresh = await self.load(match_id), True
@@ -418,7 +306,7 @@ class MatchService:
                 return view
             raise Busy("the match kept changing; try again")
 
-        return await self._once(caller.token_hash, key, fingerprint, MatchView, run)
+        return await self.once.run(caller.token_hash, key, fingerprint, MatchView, run)
 
     async def advance_ai(self, match_id: str) -> None:
         """Play the AI seats' turns until a human's turn or the end.
@@ -429,7 +317,7 @@ class MatchService:
         if self.ai is None:
             return
         while True:
-            record = await self.store.get(match_id)
+            record = await self.matches.get(match_id)
             if record is None:
                 return
             before = record.state
@@ -439,10 +327,14 @@ class MatchService:
             level = before.seats[seat].level or "hard"
             state, events = await self._ai_move(before, seat, level)
             try:
-                await self.store.save(match_id, before.version, state, events)
+                await self.matches.save(match_id, before.version, state, events)
             except VersionConflict:
                 continue
             await self._saved(record, state)
+
+    async def ai_turns(self) -> list[str]:
+        """Matches waiting on an AI seat (for a sweep after a restart)."""
+        return await self.reads.ai_turns()
 
     async def _ai_move(
         self, state: MatchState, seat: int, level: str
@@ -465,50 +357,14 @@ class MatchService:
         return match_view(caller.match_id, caller.record.state, caller.seat)
 
     async def events(self, caller: Caller, after: int, wait: float) -> EventPage:
-        """Events past ``after``, holding up to ``wait`` seconds until there is one."""
-        deadline = time.monotonic() + min(wait, MAX_WAIT)
-        match_id = caller.match_id
-        while True:
-            stored = await self.store.events(match_id, after, MAX_EVENTS)
-            remaining = deadline - time.monotonic()
-            if stored or remaining <= 0:
-                break
-            # The bus wakes the wait when news may have come (and sooner while it cannot
-            # hear every change): a waiting long poll costs the database nothing.
-            await self.bus.wait(match_id, after, remaining)
-        # Read after the events, so last_seq is never behind what the page holds.
-        last_seq = (await self.load(match_id)).state.seq
-        return EventPage(tuple(for_viewer(e, caller.seat) for e in stored), last_seq)
+        return await self.feed.page(caller.match_id, caller.seat, after, wait)
 
-    async def stream(
-        self, caller: Caller, after: int, seconds: float
-    ) -> AsyncIterator[EventView | None]:
-        """Events past ``after`` as they happen, for ``seconds`` or until the match ends.
-
-        ``None`` marks a quiet spell, so the transport can show the line is alive.
-        """
-        deadline = time.monotonic() + seconds
-        quiet_since = time.monotonic()
-        match_id = caller.match_id
+    def stream(self, caller: Caller, after: int, seconds: float) -> AsyncIterator[EventView | None]:
         finished = caller.record.state.status == "finished"
-        while True:
-            stored = await self.store.events(match_id, after, MAX_EVENTS)
-            for event in stored:
-                yield for_viewer(event, caller.seat)
-                after = event.seq
-                if isinstance(event, MatchFinished):
-                    return
-            if stored:
-                quiet_since = time.monotonic()
-                continue
-            now = time.monotonic()
-            if finished or now >= deadline:
-                return
-            if now - quiet_since >= HEARTBEAT_SECONDS:
-                quiet_since = now
-                yield None
-            wake_by = min(deadline, quiet_since + HEARTBEAT_SECONDS)
-            await self.bus.wait(match_id, after, wake_by - now)
+        return self.feed.stream(caller.match_id, caller.seat, after, seconds, finished)
+
+    async def _last_seq(self, match_id: str) -> int:
+        return (await self.load(match_id)).state.seq
 
     async def scores(self, caller: Caller) -> Scores:
         state = caller.record.state
@@ -537,77 +393,20 @@ class MatchService:
         return Hint(NAME[move.card], tuple(names(move.capture)), sweep, level, move.reason)
 
     async def lobby(self, limit: int, cursor: str | None) -> Lobby:
-        after = _decode_cursor(cursor) if cursor is not None else None
+        after = decode_cursor(cursor) if cursor is not None else None
         # One more than asked tells whether another page exists.
-        records = await self.store.waiting(limit + 1, after)
+        records = await self.reads.waiting(limit + 1, after)
         page = records[:limit]
         more = len(records) > limit
         return Lobby(
             tuple(match_view(r.id, r.state, None) for r in page),
-            _encode_cursor(page[-1]) if more else None,
+            encode_cursor(page[-1]) if more else None,
         )
 
     async def ready(self) -> None:
-        await self.store.ping()
+        await self.reads.ping()
 
-    # -- plumbing ---------------------------------------------------------------------
-
-    async def _once(
-        self,
-        scope: str,
-        key: str | None,
-        fingerprint: str,
-        answer_type: type[T],
-        run: Callable[[Idempotency | None], Awaitable[T]],
-    ) -> T:
-        """Run an idempotent request once per key: a retry with the same body gets the first
-        answer again; a failure releases the key, as failed answers are not kept."""
-        if key is None:
-            return await run(None)
-        request = Idempotency(scope, key, fingerprint)
-        try:
-            stored = await self.store.begin_idempotent(request)
-        except IdempotencyConflict as exc:
-            raise IdempotencyKeyInFlight(
-                "a request with this Idempotency-Key is still running"
-            ) from exc
-        if stored is not None:
-            if stored.fingerprint != fingerprint:
-                raise IdempotencyKeyReused("this Idempotency-Key was used with another body")
-            return msgspec.json.decode(stored.body, type=answer_type)
-        try:
-            return await run(request)
-        except BaseException:
-            if not await self._release(request):
-                log.warning("could not release an idempotency key; retrying in the background")
-                task = asyncio.create_task(self._keep_releasing(request), name="release-key")
-                self._releasing.add(task)
-                task.add_done_callback(self._releasing.discard)
-            raise
-
-    async def _release(self, request: Idempotency) -> bool:
-        try:
-            async with asyncio.timeout(FOLLOW_UP_SECONDS):
-                await self.store.release_idempotent(request)
-        except Exception:
-            return False
-        return True
-
-    async def _keep_releasing(self, request: Idempotency) -> None:
-        for _ in range(RELEASE_RETRIES):
-            await asyncio.sleep(RELEASE_RETRY_SECONDS)
-            if await self._release(request):
-                return
-        log.warning("gave up releasing an idempotency key; its claim will expire")
-
-    @staticmethod
-    def _answer(
-        request: Idempotency | None, status: int, body: msgspec.Struct, location: str | None = None
-    ) -> tuple[Idempotency, StoredAnswer] | None:
-        if request is None:
-            return None
-        encoded = msgspec.json.encode(body)
-        return request, StoredAnswer(request.fingerprint, status, encoded, location)
+    # -- after a change -----------------------------------------------------------------
 
     async def _saved(
         self,
@@ -623,7 +422,7 @@ class MatchService:
     async def _publish(self, match_id: str, state: MatchState) -> None:
         # The change is stored: a lost wake-up only delays waiters until their timer.
         try:
-            async with asyncio.timeout(FOLLOW_UP_SECONDS):
+            async with asyncio.timeout(PUBLISH_SECONDS):
                 await self.bus.publish(match_id, state.seq)
         except Exception:
             log.warning("could not announce match %s seq %d", match_id, state.seq, exc_info=True)
@@ -640,14 +439,15 @@ def _play(
     capture: Sequence[int] | None,
     expected_version: int | None,
 ) -> tuple[MatchState, list[StoredEvent]]:
-    """The move's outcome, refused in the order of API.md: 409, 412, then 422."""
+    """The move's outcome, or the first refusal: not active, not your turn, stale, illegal."""
     if before.status != "active":
         raise MatchNotActive(f"the match is {before.status}")
     if before.turn != seat:
         raise NotYourTurn(f"it is seat {before.turn}'s turn, not seat {seat}'s")
     if expected_version is not None and expected_version != before.version:
         raise StaleVersion(
-            f"If-Match names version {expected_version}; the match is at version {before.version}"
+            f"the request expects version {expected_version}; "
+            f"the match is at version {before.version}"
         )
     try:
         return play(before, seat, card, capture)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from domain.ports import MatchRecord
+from service.ports import MatchRecord
 
-# About 3 kB a match (its state as it is and as created, and the seats' token hashes):
+# About 3 kB a match (its state, and the seats' token hashes):
 # some 12 MB at most, for far more matches than one process serves at once.
 CAPACITY = 4096
 

@@ -10,11 +10,12 @@ from domain.cards import parse_card
 from domain.errors import InvalidSetup, NotYourTurn, SeatNotOpen
 from domain.events import CardPlayed, StoredEvent
 from domain.match import Seat, legal_moves
-from domain.ports import MatchRecord, VersionConflict
-from domain.service import InvalidCursor, InvalidToken, MatchService, Setup
 from domain.views import MatchView
+from service.errors import InvalidCursor, InvalidToken
+from service.matches import MatchService, Setup
+from service.ports import MatchRecord, VersionConflict
 from tests.api.support import DECK
-from tests.fakes import FakeBus, FakeStore
+from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service
 
 FIXED = Setup(
     seats=(Seat("human"), Seat("human")),
@@ -54,7 +55,7 @@ async def test_a_conflict_then_success_stores_one_move(store: FakeStore, bus: Fa
             await super().save(*args, **kwargs)  # type: ignore[arg-type]
 
     flaky = FlakyStore()
-    service = MatchService(flaky, bus)
+    service = fake_service(flaky, bus)
     created = await service.create(FIXED, None, "fp")
     caller = await service.caller(created.match.id, created.tokens[1].token)
     view = await service.play(caller, parse_card("5S"), None, None, None, "a")
@@ -78,39 +79,46 @@ async def test_bad_cursors_are_refused(service: MatchService, cursor: str) -> No
 
 
 async def test_without_an_ai_an_ai_seat_is_an_invalid_setup(store: FakeStore, bus: FakeBus) -> None:
-    service = MatchService(store, bus)
+    service = fake_service(store, bus)
     setup = Setup(seats=(Seat("human"), Seat("ai", "hard")))
     with pytest.raises(InvalidSetup) as refused:
         await service.create(setup, None, "fp")
     assert refused.value.problems == [("seats[1].kind", "this server has no AI players")]
 
 
-class CountingStore(FakeStore):
-    """Counts the reads of a match, to show which moves were decided from memory, and the
-    reads of its events."""
-
-    reads = 0
+class CountingReads(FakeReads):
     event_reads = 0
 
     async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
         self.event_reads += 1
         return await super().events(match_id, after, limit)
 
+
+class CountingStore(FakeStore):
+    """Counts the reads of a match, to show which moves were decided from memory, and the
+    reads of its events."""
+
+    match_reads = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.reads = self.counting = CountingReads(self)
+
     async def get(self, match_id: str) -> MatchRecord | None:
-        self.reads += 1
+        self.match_reads += 1
         return await super().get(match_id)
 
     async def get_for_token(
         self, match_id: str, token_hash: str
     ) -> tuple[MatchRecord, int | None] | None:
-        self.reads += 1
+        self.match_reads += 1
         return await super().get_for_token(match_id, token_hash)
 
 
 async def two_processes() -> tuple[CountingStore, MatchService, MatchService, str, dict[int, str]]:
     """One store, two services (two server processes); the first created the match."""
     store = CountingStore()
-    here, there = MatchService(store, FakeBus()), MatchService(store, FakeBus())
+    here, there = fake_service(store), fake_service(store)
     created = await here.create(FIXED, None, "fp")
     return store, here, there, created.match.id, {t.seat: t.token for t in created.tokens}
 
@@ -126,7 +134,7 @@ async def test_a_move_from_memory_reads_nothing_and_is_stored() -> None:
     caller = await here.caller(match_id, tokens[1], required=True, recent=True)
     assert not caller.fresh
     view = await here.play(caller, parse_card("5S"), None, None, None, "a")
-    assert store.reads == 0
+    assert store.match_reads == 0
     assert view.version == store.records[match_id].state.version == 1
 
 
@@ -141,7 +149,7 @@ async def test_a_stale_memory_never_refuses_a_legal_move() -> None:
     move = legal_moves(stored)[0]
     view = await here.play(caller, move.card, move.capture, None, None, "b")
     assert view.version == store.records[match_id].state.version == 2
-    assert store.reads == 2  # the refusal was checked against the store, once
+    assert store.match_reads == 2  # the refusal was checked against the store, once
 
 
 async def test_a_stale_memory_never_accepts_a_move_the_store_refuses() -> None:
@@ -159,7 +167,7 @@ async def test_an_unknown_token_is_judged_by_the_store() -> None:
     store, here, _, match_id, _ = await two_processes()
     with pytest.raises(InvalidToken):
         await here.caller(match_id, "not-a-token", required=True, recent=True)
-    assert store.reads == 1
+    assert store.match_reads == 1
 
 
 async def test_a_waiting_long_poll_reads_the_store_only_when_woken() -> None:
@@ -172,4 +180,4 @@ async def test_a_waiting_long_poll_reads_the_store_only_when_woken() -> None:
 
     assert page.events == ()
     assert time.monotonic() - started >= 2.4
-    assert store.event_reads == 2  # on arrival, and when the wait ran out
+    assert store.counting.event_reads == 2  # on arrival, and when the wait ran out

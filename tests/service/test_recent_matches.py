@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import msgspec
-
 from domain.match import MatchState, Seat
-from domain.ports import MatchRecord
-from domain.recent import RecentMatches
 from domain.rules import Rules
+from service.ports import MatchRecord
+from service.recent import RecentMatches
 
 
 def record(match_id: str, version: int) -> MatchRecord:
     state = MatchState(Rules(), (Seat("human"), Seat("human")), rng=1, version=version)
-    return MatchRecord(match_id, state, msgspec.structs.replace(state, version=0), 0.0)
+    return MatchRecord(match_id, state, 0.0)
 
 
 def test_a_token_seat_is_known_only_once_seen() -> None:

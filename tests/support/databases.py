@@ -1,4 +1,5 @@
-"""Database fixtures, on SQLite and Postgres.
+"""Database fixtures, on SQLite and Postgres, for the test folders that store anything
+(their conftest star-imports this; unit and service tests never load it).
 
 ``sqlite_url``: a migrated SQLite file of the test's own. ``postgres_url``: the session's
 migrated Postgres database, emptied before each test. ``database_url``: each of the two in
@@ -86,7 +87,7 @@ def new_postgres_database(postgres_reachable: None) -> Iterator[Callable[[], str
 
 
 @pytest.fixture(scope="session")
-def _postgres_session_database(postgres_reachable: None) -> Iterator[str]:
+def postgres_session_database(postgres_reachable: None) -> Iterator[str]:
     name = _create_database()
     try:
         run_aside(migrate(postgres_url_of(name)))
@@ -96,24 +97,24 @@ def _postgres_session_database(postgres_reachable: None) -> Iterator[str]:
 
 
 @pytest.fixture
-def postgres_url(_postgres_session_database: str) -> str:
-    run_aside(_admin(f"TRUNCATE {', '.join(TABLES)}", database=_postgres_session_database))
-    return postgres_url_of(_postgres_session_database)
+def postgres_url(postgres_session_database: str) -> str:
+    run_aside(_admin(f"TRUNCATE {', '.join(TABLES)}", database=postgres_session_database))
+    return postgres_url_of(postgres_session_database)
 
 
 @pytest.fixture(scope="session")
-def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sqlite") / "template.db"
     run_aside(migrate(f"sqlite+aiosqlite:///{path}"))
     return path
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path, _sqlite_template: Path) -> str:
+def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
     # A copy of a migrated file is much quicker than migrating each time; the engine
     # that migrated it is closed, so its write-ahead log is already folded in.
     path = tmp_path / "scopa.db"
-    shutil.copyfile(_sqlite_template, path)
+    shutil.copyfile(sqlite_template, path)
     return f"sqlite+aiosqlite:///{path}"
 
 

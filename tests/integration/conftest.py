@@ -1,0 +1,3 @@
+"""The adapters against real databases: SQLite, and Postgres when it can be had."""
+
+from tests.support.databases import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""The use cases on the fakes: no database, no HTTP."""
+
+from tests.support.fake_ports import *  # noqa: F403

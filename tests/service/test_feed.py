@@ -1,0 +1,93 @@
+"""Every follower of a match in one process shares one read of each change."""
+
+from __future__ import annotations
+
+import asyncio
+
+from domain.cards import parse_card
+from domain.events import StoredEvent
+from domain.match import Seat, legal_moves
+from service.matches import MatchService, Setup
+from tests.api.support import DECK
+from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service
+
+FIXED = Setup(
+    seats=(Seat("human"), Seat("human")),
+    decks=(tuple(parse_card(c) for c in DECK),),
+    first_dealer=0,
+    seed=7,
+)
+
+
+class CountingReads(FakeReads):
+    event_reads = 0
+
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        self.event_reads += 1
+        await asyncio.sleep(0.01)  # a read takes time, so followers do overlap
+        return await super().events(match_id, after, limit)
+
+
+async def play_first_legal(service: MatchService, match_id: str, token: str) -> None:
+    caller = await service.caller(match_id, token, required=True)
+    move = legal_moves(caller.record.state)[0]
+    await service.play(caller, move.card, move.capture, None, None, "")
+
+
+async def test_a_hundred_streams_share_one_read_per_change() -> None:
+    store = FakeStore()
+    reads = store.reads = CountingReads(store)
+    service = fake_service(store, FakeBus())
+    created = await service.create(FIXED, None, "fp")
+    match_id = created.match.id
+    token = {t.seat: t.token for t in created.tokens}
+    spectator = await service.caller(match_id, None)
+    seen: list[list[int]] = [[] for _ in range(100)]
+
+    async def follow(i: int) -> None:
+        async for event in service.stream(spectator, 0, 5.0):
+            if event is not None:
+                seen[i].append(event.seq)
+            if len(seen[i]) == 3:
+                return
+
+    followers = [asyncio.create_task(follow(i)) for i in range(100)]
+    await asyncio.sleep(0.2)
+    reads.event_reads = 0
+    await play_first_legal(service, match_id, token[1])
+    await play_first_legal(service, match_id, token[0])
+    await asyncio.wait_for(asyncio.gather(*followers), 5)
+    assert all(s == [1, 2, 3] for s in seen)
+    # Two changes: at most one read each, plus one that found a change already read.
+    assert reads.event_reads <= 4
+    assert service.feed.following(match_id) == 0
+
+
+async def test_a_follower_far_behind_reads_for_itself_and_misses_nothing() -> None:
+    store = FakeStore()
+    service = fake_service(store, FakeBus())
+    created = await service.create(FIXED, None, "fp")
+    match_id = created.match.id
+    token = {t.seat: t.token for t in created.tokens}
+    for seat in (1, 0, 1):
+        await play_first_legal(service, match_id, token[seat])
+    spectator = await service.caller(match_id, None)
+    page = await service.events(spectator, 2, 0)
+    assert [e.seq for e in page.events] == [3, 4]
+    assert page.last_seq == 4
+    earlier = await service.events(spectator, 0, 0)
+    assert [e.seq for e in earlier.events] == [1, 2, 3, 4]
+
+
+async def test_a_failed_shared_read_reaches_every_follower_and_the_next_read_retries() -> None:
+    store = FakeStore()
+    service = fake_service(store, FakeBus())
+    created = await service.create(FIXED, None, "fp")
+    spectator = await service.caller(created.match.id, None)
+    store.down = True
+    pages = [service.events(spectator, 0, 0) for _ in range(5)]
+    results = await asyncio.gather(*pages, return_exceptions=True)
+    assert all(isinstance(r, Exception) for r in results)
+    store.down = False
+    page = await service.events(spectator, 0, 0)
+    assert [e.seq for e in page.events] == [1]

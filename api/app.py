@@ -164,6 +164,7 @@ def create_app(
             "stream_seconds": Provide(
                 lambda: settings.stream_seconds, use_cache=True, sync_to_thread=False
             ),
+            "outage": Provide(lambda: unavailable, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
         middleware=[RouteMetrics],

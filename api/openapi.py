@@ -20,7 +20,8 @@ _REF = "#/components/schemas/{name}"
 _SSE = (
     "One message per event: `id:` its seq, `event:` its type, `data:` the event as JSON "
     "(the Event schemas); the first also carries `retry:`; comment lines keep a quiet "
-    "stream alive"
+    "stream alive. While the database does not answer, the answer is a lone `retry:` line "
+    "and the end, so that an EventSource comes back (it gives up for good on a 503)"
 )
 _STATUS_TEXT = {
     400: "The request is malformed (validation-error and kin)",

@@ -7,11 +7,19 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Request, get
+from litestar import Controller, Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds
+from api.controllers.params import (
+    SEAT_TOKEN,
+    MatchId,
+    Outage,
+    QueryToken,
+    Service,
+    StreamSeconds,
+)
 from api.openapi import problems
 from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id, query_integers
 from service.feed import MAX_WAIT, EventPage
@@ -23,6 +31,14 @@ After = Annotated[
 ]
 # EventSource retries after a dropped stream; 2 s keeps reconnects gentle and prompt.
 RETRY_MS = 2000
+# An EventSource gives up for good on any status but 200 and 204: a stream that cannot
+# be served now says when to come back, in a 200 that ends at once.
+COME_BACK = f"retry: {RETRY_MS}\n\n".encode()
+_FINISHED = ResponseSpec(
+    None,
+    description="The match is finished and nothing follows the position: an EventSource "
+    "stops reconnecting",
+)
 
 
 class EventController(Controller):
@@ -55,13 +71,14 @@ class EventController(Controller):
         operation_id="streamEvents",
         summary="The same events as Server-Sent Events (id: seq, event: type, data: JSON)",
         media_type="text/event-stream",
-        responses=problems(400, 401, 404, 503),
+        responses={204: _FINISHED, **problems(400, 401, 404)},
     )
     async def stream(
         self,
         request: Request[Any, Any, Any],
         service: Service,
         stream_seconds: StreamSeconds,
+        outage: Outage,
         match_id: MatchId,
         after: After = 0,
         token: QueryToken = None,
@@ -74,11 +91,17 @@ class EventController(Controller):
                 schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
             ),
         ] = None,
-    ) -> ServerSentEvent:
+    ) -> ServerSentEvent | Response[bytes]:
         query_integers(request, "after")
-        caller = await service.caller(match_id, bearer(request, query=True))
+        try:
+            caller = await service.caller(match_id, bearer(request, query=True))
+        except outage:
+            return Response(COME_BACK, media_type="text/event-stream")
         resume = last_event_id(last_id)
         start = after if resume is None else resume
+        state = caller.record.state
+        if state.status == "finished" and start >= state.seq:
+            return Response(b"", status_code=204)
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
             try:

@@ -15,6 +15,8 @@ Service = NamedDependency[MatchService]
 Limiter = NamedDependency[RateLimiter]
 # Seconds a stream stays open before the client reconnects with Last-Event-ID.
 StreamSeconds = NamedDependency[float]
+# The errors that mean the database does not answer (the composition root names them).
+Outage = NamedDependency[tuple[type[BaseException], ...]]
 
 IdempotencyKey = Annotated[
     str | None,

@@ -212,3 +212,33 @@ async def test_a_stream_that_loses_the_database_ends_cleanly(
     assert answer.status_code == 200
     assert [m["event"] for m in parse_sse(answer.text)] == ["deal_started"]
     assert "broke off" in caplog.text
+
+
+async def test_a_finished_match_with_nothing_new_answers_204(client: Client) -> None:
+    # An EventSource stops reconnecting on 204, rather than every 2 s for ever.
+    created = await create(client, SHORT)
+    match_id = created["match"]["id"]
+    await play_out(client, match_id, tokens(created))
+    last = (await events(client, match_id))["last_seq"]
+    stream = f"/v1/matches/{match_id}/events/stream"
+    assert (await client.get(stream, headers={"Last-Event-ID": str(last)})).status_code == 204
+    assert (await client.get(stream, params={"after": last + 5})).status_code == 204
+    behind = await client.get(stream, headers={"Last-Event-ID": str(last - 1)})
+    assert behind.status_code == 200
+    assert [int(m["id"]) for m in parse_sse(behind.text)] == [last]
+
+
+async def test_a_stream_reconnecting_during_an_outage_hears_when_to_come_back(
+    client: Client, store: FakeStore
+) -> None:
+    # A 503 would make an EventSource give up for good: a 200 with retry: brings it back.
+    created = await create(client)
+    match_id = created["match"]["id"]
+    store.down = True
+    answer = await client.get(f"/v1/matches/{match_id}/events/stream")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    assert answer.text == "retry: 2000\n\n"
+    store.down = False
+    again = await client.get(f"/v1/matches/{match_id}/events/stream")
+    assert [m["event"] for m in parse_sse(again.text)] == ["deal_started"]

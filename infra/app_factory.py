@@ -32,11 +32,7 @@ def build_app(settings: Settings) -> Litestar:
     engine = make_engine(settings.database_url)
     postgres = make_url(settings.database_url).get_backend_name() == "postgresql"
     store = SqlMatchStore(engine, notify=CHANNEL if postgres else None)
-    bus = (
-        PostgresEventBus(settings.database_url, store_notifies=True)
-        if postgres
-        else LocalEventBus()
-    )
+    bus = PostgresEventBus(settings.database_url) if postgres else LocalEventBus()
     executor = make_executor(settings.ai_workers)
     ai = PooledAi(executor, settings.ai_budget_ms)
     runner = AiRunner()

@@ -81,28 +81,24 @@ class LocalEventBus:
 class PostgresEventBus(LocalEventBus):
     """Wake-ups across processes through Postgres LISTEN/NOTIFY.
 
-    One dedicated connection listens, reconnecting with backoff when it drops; publishing
-    goes through a small pool of long-lived connections, unless ``store_notifies``: the
-    store sends the NOTIFY inside each save (``SqlMatchStore(notify=CHANNEL)``), which
-    costs no round trip of its own, and ``publish`` only wakes this process. Call
-    ``start`` once the event loop runs and ``stop`` at shutdown.
+    One dedicated connection listens, reconnecting with backoff when it drops. The store
+    sends the NOTIFY inside each save (``SqlMatchStore(notify=CHANNEL)``), which costs no
+    round trip of its own, so ``publish`` only wakes this process. Call ``start`` once
+    the event loop runs and ``stop`` at shutdown.
     """
 
     def __init__(
         self,
         dsn: str,
         *,
-        store_notifies: bool = False,
         health_interval: float = 10.0,
         max_backoff: float = 5.0,
     ) -> None:
         super().__init__()
-        self._store_notifies = store_notifies
         # Accept the SQLAlchemy URL of the store as well as a plain libpq one.
         self._dsn = make_url(dsn).set(drivername="postgresql").render_as_string(False)
         self._health_interval = health_interval
         self._max_backoff = max_backoff
-        self._pool: asyncpg.Pool | None = None
         self._task: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
 
@@ -112,11 +108,6 @@ class PostgresEventBus(LocalEventBus):
         return self._listening.is_set()
 
     async def start(self) -> None:
-        if not self._store_notifies:
-            # min_size=0: nothing connects yet, so a server can start while Postgres is away.
-            self._pool = await asyncpg.create_pool(
-                self._dsn, min_size=0, max_size=2, timeout=3, command_timeout=5
-            )
         self._task = asyncio.create_task(self._listen_forever(), name="scopa-listen")
 
     async def stop(self) -> None:
@@ -125,28 +116,12 @@ class PostgresEventBus(LocalEventBus):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        if self._pool is not None:
-            await self._pool.close()
-            self._pool = None
         self.wake_all()
 
     async def wait(self, match_id: str, after: int, seconds: float) -> bool:
         if not self.listening:
             seconds = min(seconds, DEAF_WAIT_SECONDS)
         return await super().wait(match_id, after, seconds)
-
-    async def publish(self, match_id: str, seq: int) -> None:
-        self.announce(match_id, seq)
-        if self._store_notifies:
-            return
-        if self._pool is None:
-            raise RuntimeError("PostgresEventBus.publish before start()")
-        # The change is already committed: failing the request now would misreport it.
-        # Waiters elsewhere will find the events when their wait times out.
-        try:
-            await self._pool.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{match_id}:{seq}")
-        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
-            log.warning("could not announce %s:%s: %s", match_id, seq, error)
 
     async def _listen_forever(self) -> None:
         backoff = 0.1

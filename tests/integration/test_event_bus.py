@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
-from infra.notify import LocalEventBus, PostgresEventBus
+from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 
 
 async def until(condition: Callable[[], bool], seconds: float = 10) -> None:
@@ -96,6 +96,15 @@ async def buses(postgres_url: str) -> AsyncIterator[tuple[PostgresEventBus, Post
             await bus.stop()
 
 
+async def notify(dsn: str, match_id: str, seq: int) -> None:
+    """What a save by another process sends (``SqlMatchStore(notify=CHANNEL)``)."""
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{match_id}:{seq}")
+    finally:
+        await conn.close()
+
+
 async def listeners(dsn: str) -> set[int]:
     conn = await asyncpg.connect(dsn)
     try:
@@ -110,13 +119,13 @@ async def listeners(dsn: str) -> set[int]:
 
 @pytest.mark.postgres
 async def test_a_publish_in_one_process_wakes_a_waiter_in_another(
-    buses: tuple[PostgresEventBus, PostgresEventBus],
+    buses: tuple[PostgresEventBus, PostgresEventBus], postgres_url: str
 ) -> None:
-    here, there = buses
+    here, _ = buses
     waiter = asyncio.create_task(here.wait("m1", after=0, seconds=5))
     await until(lambda: here.waiting == 1)
 
-    await there.publish("m1", 1)
+    await notify(_dsn(postgres_url), "m1", 1)
 
     assert await waiter is True
     assert await here.wait("m1", after=0, seconds=0.01) is True
@@ -152,7 +161,7 @@ async def test_a_dropped_listener_reconnects(
 
     waiter = asyncio.create_task(here.wait("m2", after=0, seconds=5))
     await until(lambda: here.waiting == 1)
-    await there.publish("m2", 1)
+    await notify(dsn, "m2", 1)
     assert await waiter is True
 
 

@@ -72,6 +72,13 @@ class Feed:
         self.last_seq = last_seq
         self.monotonic = monotonic
         self._tails: dict[str, _Tail] = {}
+        self._closing = False
+
+    def close(self) -> None:
+        """End every stream now (at shutdown: their clients reconnect elsewhere with
+        Last-Event-ID), and every stream opened from now on at once."""
+        self._closing = True
+        self.bus.wake_all()
 
     def following(self, match_id: str) -> int:
         """How many streams and long polls of this process follow the match now."""
@@ -129,7 +136,7 @@ class Feed:
             while True:
                 stored = await self._events(match_id, tail, after)
                 remaining = deadline - self.monotonic()
-                if stored or remaining <= 0:
+                if stored or remaining <= 0 or self._closing:
                     break
                 await self.bus.wait(match_id, after, remaining)
         finally:
@@ -164,7 +171,7 @@ class Feed:
                     quiet_since = now()
                     continue
                 moment = now()
-                if finished or moment >= deadline:
+                if finished or moment >= deadline or self._closing:
                     return
                 if moment - quiet_since >= HEARTBEAT_SECONDS:
                     quiet_since = moment

@@ -363,6 +363,10 @@ class MatchService:
         finished = caller.record.state.status == "finished"
         return self.feed.stream(caller.match_id, caller.seat, after, seconds, finished)
 
+    def close_streams(self) -> None:
+        """At shutdown: streams end, so their clients reconnect to another process."""
+        self.feed.close()
+
     async def _last_seq(self, match_id: str) -> int:
         return (await self.load(match_id)).state.seq
 

@@ -127,6 +127,9 @@ class EventBus(Protocol):
         wakes its waiters then, and bounds their waits until it hears again, so a waiter
         that re-reads the store on waking never misses an event for long."""
 
+    def wake_all(self) -> None:
+        """End every wait now (its waiters look again: at shutdown, that they must stop)."""
+
 
 class AiMove(msgspec.Struct, frozen=True):
     card: int

@@ -173,17 +173,29 @@ class FakeBus:
     def __init__(self) -> None:
         self.latest: dict[str, int] = {}
         self._changed = asyncio.Condition()
+        self._wake_ups = 0  # how many times every waiter was woken
 
     async def publish(self, match_id: str, seq: int) -> None:
         async with self._changed:
             self.latest[match_id] = max(seq, self.latest.get(match_id, 0))
             self._changed.notify_all()
 
+    def wake_all(self) -> None:
+        self._wake_ups += 1
+        asyncio.get_running_loop().create_task(self._notify())
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
     async def wait(self, match_id: str, after: int, seconds: float) -> bool:
+        woken = self._wake_ups
         async with self._changed:
             try:
                 await asyncio.wait_for(
-                    self._changed.wait_for(lambda: self.latest.get(match_id, 0) > after),
+                    self._changed.wait_for(
+                        lambda: self.latest.get(match_id, 0) > after or self._wake_ups != woken
+                    ),
                     seconds,
                 )
             except TimeoutError:

@@ -91,3 +91,21 @@ async def test_a_failed_shared_read_reaches_every_follower_and_the_next_read_ret
     store.down = False
     page = await service.events(spectator, 0, 0)
     assert [e.seq for e in page.events] == [1]
+
+
+async def test_closing_ends_streams_and_long_polls_at_once() -> None:
+    service = fake_service(FakeStore(), FakeBus())
+    created = await service.create(FIXED, None, "fp")
+    spectator = await service.caller(created.match.id, None)
+
+    async def follow() -> list[int]:
+        return [e.seq async for e in service.stream(spectator, 0, 60.0) if e is not None]
+
+    stream = asyncio.create_task(follow())
+    poll = asyncio.create_task(service.events(spectator, 1, 30))
+    await asyncio.sleep(0.1)
+    service.close_streams()
+    # Liveness bound: without the close, both would hold for 30 s and more.
+    assert await asyncio.wait_for(stream, 2) == [1]
+    assert (await asyncio.wait_for(poll, 2)).events == ()
+    assert await asyncio.wait_for(follow(), 2) == [1]  # one opened later ends at once

@@ -217,6 +217,7 @@ def complete(schema: dict[str, Any]) -> dict[str, Any]:
     for operation in operations.values():
         _problem_answers(operation)
         _no_null_parameters(operation)
+    _described_refs(components)
     _discriminate(components)
     operations["streamEvents"]["responses"]["200"]["content"] = {
         "text/event-stream": {"schema": _sse_message(components)}
@@ -263,6 +264,22 @@ def _problem_answers(operation: dict[str, Any]) -> None:
             response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(name="Problem")}}}
         for header in response.get("headers", {}).values():
             header.setdefault("schema", {"type": "string"})
+
+
+def _described_refs(components: dict[str, Any]) -> None:
+    """Litestar documents a described field of a Struct type as ``allOf: [$ref]`` and
+    copies the field's description onto the shared component: put it beside the ``$ref``
+    (as OpenAPI 3.1 allows, and as msgspec writes the request bodies) and off the target."""
+    for schema in components.values():
+        for field in schema.get("properties", {}).values():
+            options = field.get("allOf")
+            if not isinstance(options, list) or len(options) != 1 or list(options[0]) != ["$ref"]:
+                continue
+            ref = field.pop("allOf")[0]["$ref"]
+            field["$ref"] = ref
+            target = components[ref.rsplit("/", 1)[1]]
+            if target.get("description") == field.get("description"):
+                del target["description"]
 
 
 def _discriminate(components: dict[str, Any]) -> None:

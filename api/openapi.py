@@ -15,6 +15,7 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from api.errors import PROBLEM_JSON
 from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
+from domain.match import LEVELS
 
 _REF = "#/components/schemas/{name}"
 _SSE = (
@@ -64,6 +65,18 @@ _BODY_EXAMPLES: dict[str, dict[str, Any]] = {
             "value": {"card": "7D", "capture": ["3C", "4H"]},
         },
     },
+}
+# The tags of the unions, described once for every schema they tell apart.
+_TAGS = {
+    "type": "What happened; it names the event's schema",
+    "kind": "Who plays the seat; it names the seat's schema",
+}
+# Closed sets of strings whose Struct fields are typed plain ``str``.
+_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("SeatView", "level"): LEVELS,
+    ("Hint", "level"): LEVELS,
+    # What domain.scoring.tally can list.
+    ("TeamTally", "clinched"): ("cards", "diamonds", "settebello", "king_of_diamonds", "primiera"),
 }
 # Links, so a client (and a stateful test) can go from an answer to the next request.
 # The create answer holds the match's id and the human seats' tokens; a request that
@@ -219,6 +232,8 @@ def complete(schema: dict[str, Any]) -> dict[str, Any]:
         _no_null_parameters(operation)
     _described_refs(components)
     _discriminate(components)
+    _describe_tags(components)
+    _enumerate(components)
     operations["streamEvents"]["responses"]["200"]["content"] = {
         "text/event-stream": {"schema": _sse_message(components)}
     }
@@ -234,13 +249,21 @@ def _sse_message(components: dict[str, Any]) -> dict[str, Any]:
         "required": ["id", "event", "data"],
         "properties": {
             "id": {"type": "string", "pattern": "^[1-9][0-9]*$", "description": "The seq"},
-            "event": {"enum": sorted(event["discriminator"]["mapping"])},
+            "event": {
+                "enum": sorted(event["discriminator"]["mapping"]),
+                "description": "The event's type",
+            },
             "data": {
                 "type": "string",
                 "contentMediaType": "application/json",
                 "contentSchema": event,
+                "description": "The event as JSON, as a page of listEvents holds it",
             },
-            "retry": {"type": "integer", "minimum": 0},
+            "retry": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Milliseconds to wait before reconnecting (first message only)",
+            },
         },
     }
 
@@ -280,6 +303,44 @@ def _described_refs(components: dict[str, Any]) -> None:
             target = components[ref.rsplit("/", 1)[1]]
             if target.get("description") == field.get("description"):
                 del target["description"]
+
+
+def _describe_tags(components: dict[str, Any]) -> None:
+    """Describe the tag of each schema of a tagged union, and give it its one value as an
+    enum (Litestar writes a ``const``, which some clients do not read)."""
+    for node in _nodes(components):
+        discriminator = node.get("discriminator")
+        if not isinstance(discriminator, dict):
+            continue
+        name = discriminator["propertyName"]
+        for tag, ref in discriminator["mapping"].items():
+            field = components[ref.rsplit("/", 1)[1]]["properties"][name]
+            field.setdefault("description", _TAGS[name])
+            field.setdefault("enum", [tag])
+
+
+def _enumerate(components: dict[str, Any]) -> None:
+    """The closed sets of ``_ENUMS``, on the string (or the items) a field holds."""
+    for (schema, name), values in _ENUMS.items():
+        field = components[schema]["properties"][name]
+        target = field.get("items", field)
+        options = [o for o in target.get("oneOf", [target]) if o.get("type") == "string"]
+        (string,) = options
+        string["enum"] = list(values)
+
+
+def _nodes(node: object) -> list[dict[str, Any]]:
+    """Every object in ``node``, depth first."""
+    found: list[dict[str, Any]] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _discriminate(components: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
+from api import examples
 from api.errors import PROBLEM_JSON
 from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
 from domain.match import LEVELS
@@ -39,32 +40,6 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "createMatch": (CreateMatch, True),
     "playMove": (MoveRequest, True),
     "joinSeat": (JoinRequest, False),
-}
-_HUMAN = {"kind": "human"}
-_BODY_EXAMPLES: dict[str, dict[str, Any]] = {
-    "createMatch": {
-        "againstTheAi": {
-            "summary": "One player against the expert AI, default rules",
-            "value": {"seats": [_HUMAN, {"kind": "ai", "level": "expert"}]},
-        },
-        "twoPlayers": {
-            "summary": "Two players at one table, a chosen shuffle and dealer",
-            "value": {"seats": [_HUMAN, _HUMAN], "seed": 12345, "first_dealer": 0},
-        },
-        "fourPlayers": {
-            "summary": "Partners, one seat left open for someone to join",
-            "value": {
-                "seats": [_HUMAN, {"kind": "ai", "level": "easy"}, _HUMAN, {"kind": "open"}],
-                "rules": {"target": 21, "diamond_sequence": True},
-            },
-        },
-    },
-    "playMove": {
-        "takeTwo": {
-            "summary": "The 7 of diamonds takes the 3 of clubs and the 4 of hearts",
-            "value": {"card": "7D", "capture": ["3C", "4H"]},
-        },
-    },
 }
 # The tags of the unions, described once for every schema they tell apart.
 _TAGS = {
@@ -218,15 +193,16 @@ def complete(schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(op, dict) and "operationId" in op
     }
     for (operation_id, (_, required)), ref in zip(_BODIES.items(), refs, strict=True):
-        media: dict[str, Any] = {"schema": ref}
-        if operation_id in _BODY_EXAMPLES:
-            media["examples"] = _BODY_EXAMPLES[operation_id]
+        media: dict[str, Any] = {"schema": ref, "examples": examples.BODIES[operation_id]}
         operations[operation_id]["requestBody"] = {
             "required": required,
             "content": {"application/json": media},
         }
     for (operation_id, status), links in _LINKS.items():
         operations[operation_id]["responses"][status]["links"] = links
+    for (operation_id, status), answers in examples.RESPONSES.items():
+        content = operations[operation_id]["responses"][status]["content"]
+        content["application/json"]["examples"] = answers
     for operation in operations.values():
         _problem_answers(operation)
         _no_null_parameters(operation)

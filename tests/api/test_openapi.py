@@ -8,10 +8,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args
 
+import msgspec
+from jsonschema import Draft202012Validator
+
+from api.schemas import CreateMatch, JoinRequest, MoveRequest
 from domain.events import EventView
 from domain.match import LEVELS, SeatKind, Status
 from domain.rules import ACE_SWEEP_MODES, CAPTURE_MODES
 from domain.scoring import Points
+from domain.service import Created, EventPage, Hint, Joined, Lobby, Scores
+from domain.views import MatchView
 from infra.cli import render_openapi
 from tests.api.support import Client
 
@@ -29,6 +35,10 @@ def bare(schema: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in schema.items() if k != "description"}
 
 
+def operations(doc: Any) -> dict[str, Any]:
+    return {op["operationId"]: op for item in doc["paths"].values() for op in item.values()}
+
+
 def object_schemas(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
     """Every schema with properties in the document, components and inline ones alike
     (examples are values, not schemas)."""
@@ -41,6 +51,11 @@ def object_schemas(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, 
     elif isinstance(node, list):
         for i, value in enumerate(node):
             yield from object_schemas(value, f"{where}[{i}]")
+
+
+def validate(doc: Any, schema: dict[str, Any], value: Any) -> None:
+    """``value`` against a schema of the document, its references resolved in it."""
+    Draft202012Validator({**schema, "components": doc["components"]}).validate(value)
 
 
 def enum_of(schemas: dict[str, Any], schema: str, name: str) -> list[str]:
@@ -172,3 +187,48 @@ async def test_closed_sets_of_strings_are_enumerated(client: Client) -> None:
         assert enum_of(schemas, ref.rsplit("/", 1)[1], "type") == [tag]
     for kind in ("human", "open", "ai"):
         assert enum_of(schemas, f"{kind.capitalize()}Seat", "kind") == [kind]
+
+
+ANSWERS: dict[tuple[str, str], type[msgspec.Struct]] = {
+    ("createMatch", "201"): Created,
+    ("getMatch", "200"): MatchView,
+    ("playMove", "200"): MatchView,
+    ("listEvents", "200"): EventPage,
+    ("getScores", "200"): Scores,
+    ("getHint", "200"): Hint,
+    ("listMatches", "200"): Lobby,
+    ("joinSeat", "200"): Joined,
+}
+BODIES: dict[str, type[msgspec.Struct]] = {
+    "createMatch": CreateMatch,
+    "playMove": MoveRequest,
+    "joinSeat": JoinRequest,
+}
+
+
+async def test_answer_examples_are_answers_the_server_gives(client: Client) -> None:
+    doc = await served(client)
+    ops = operations(doc)
+    for (operation_id, status), answer in ANSWERS.items():
+        media = ops[operation_id]["responses"][status]["content"]["application/json"]
+        assert media["examples"], operation_id
+        for example in media["examples"].values():
+            assert example["summary"]
+            validate(doc, media["schema"], example["value"])
+            # Every field there, none more, each of its type.
+            struct = msgspec.convert(example["value"], answer)
+            assert msgspec.json.decode(msgspec.json.encode(struct)) == example["value"]
+
+
+async def test_body_examples_are_requests_the_server_takes(client: Client) -> None:
+    doc = await served(client)
+    ops = operations(doc)
+    for operation_id, body in BODIES.items():
+        media = ops[operation_id]["requestBody"]["content"]["application/json"]
+        assert media["examples"], operation_id
+        for example in media["examples"].values():
+            validate(doc, media["schema"], example["value"])
+            msgspec.convert(example["value"], body)
+            if operation_id == "createMatch":
+                answer = await client.post("/v1/matches", json=example["value"])
+                assert answer.status_code == 201, answer.text

@@ -22,6 +22,7 @@ from api.controllers.health import HealthController
 from api.controllers.hints import HintController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
+from api.controllers.pages import landing
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.errors import ProblemHandler
@@ -157,6 +158,7 @@ def create_app(
             SeatController,
             HealthController,
             Metrics,
+            landing,
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),

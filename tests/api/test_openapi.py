@@ -4,6 +4,7 @@ states what the server enforces."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args
@@ -73,10 +74,31 @@ async def test_the_committed_document_is_the_served_one(client: Client) -> None:
     assert COMMITTED.read_text() == render_openapi()
 
 
+# A path on this server: no scheme, no host (not even "//host").
+LOCAL_PATH = r"/(?!/)\S*"
+
+
+def linked(html: str) -> list[str]:
+    return re.findall(r"""(?:src|href)=["']([^"']+)["']""", html)
+
+
 async def test_swagger_ui_is_served(client: Client) -> None:
     answer = await client.get("/schema/swagger")
     assert answer.status_code == 200
     assert "SwaggerUIBundle" in answer.text
+
+
+async def test_the_landing_page_links_to_the_docs(client: Client) -> None:
+    answer = await client.get("/")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/html")
+    links = linked(answer.text)
+    assert {"/schema/swagger", "/schema/openapi.json"} <= set(links)
+    for url in links:
+        assert re.fullmatch(LOCAL_PATH, url), url
+        assert (await client.get(url)).status_code == 200, url
+    paths = (await served(client))["paths"]
+    assert not [p for p in paths if not p.startswith(("/v1/", "/health", "/ready"))], paths
 
 
 async def test_every_error_answer_is_problem_json(client: Client) -> None:

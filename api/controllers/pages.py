@@ -1,8 +1,13 @@
-"""Pages for people, outside the JSON API: the landing page."""
+"""Pages for people, outside the JSON API: the landing page, and the Swagger UI's assets
+served from the installed swagger-ui-bundle-v2 package, so the docs need no CDN."""
 
 from __future__ import annotations
 
-from litestar import MediaType, get
+from litestar import MediaType, Router, get
+from litestar.static_files import create_static_files_router
+from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+
+SWAGGER_ASSETS = "/static/swagger"
 
 LANDING = """<!DOCTYPE html>
 <html lang="en">
@@ -36,3 +41,9 @@ the server's source.</p>
 @get("/", media_type=MediaType.HTML, include_in_schema=False, sync_to_thread=False)
 def landing() -> str:
     return LANDING
+
+
+def swagger_assets() -> Router:
+    return create_static_files_router(
+        path=SWAGGER_ASSETS, directories=[swagger_ui_path], name="swagger-assets"
+    )

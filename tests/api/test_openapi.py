@@ -82,10 +82,21 @@ def linked(html: str) -> list[str]:
     return re.findall(r"""(?:src|href)=["']([^"']+)["']""", html)
 
 
-async def test_swagger_ui_is_served(client: Client) -> None:
+async def test_swagger_ui_is_served_with_its_own_assets(client: Client) -> None:
     answer = await client.get("/schema/swagger")
     assert answer.status_code == 200
     assert "SwaggerUIBundle" in answer.text
+    kinds = {}
+    for url in linked(answer.text):
+        # A browser with no way out must render it: nothing from another host.
+        assert re.fullmatch(LOCAL_PATH, url), url
+        asset = await client.get(url)
+        assert asset.status_code == 200, url
+        assert asset.content, url
+        kinds[url.rsplit(".", 1)[1]] = asset.headers["content-type"]
+    assert kinds["js"].startswith("text/javascript")
+    assert kinds["css"].startswith("text/css")
+    assert kinds["png"] == "image/png"
 
 
 async def test_the_landing_page_links_to_the_docs(client: Client) -> None:

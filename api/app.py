@@ -22,6 +22,7 @@ from api.controllers.health import HealthController
 from api.controllers.hints import HintController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
+from api.controllers.pages import SWAGGER_ASSETS, landing, swagger_assets
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.errors import ProblemHandler
@@ -88,8 +89,15 @@ class ContractJson(JsonRenderPlugin):
 
 
 class ContractSwagger(SwaggerRenderPlugin):
+    """The Swagger UI on this server's own copy of its assets: it renders offline."""
+
     def __init__(self, completed: _Completed) -> None:
-        super().__init__()
+        super().__init__(
+            js_url=f"{SWAGGER_ASSETS}/swagger-ui-bundle.js",
+            css_url=f"{SWAGGER_ASSETS}/swagger-ui.css",
+            standalone_preset_js_url=f"{SWAGGER_ASSETS}/swagger-ui-standalone-preset.js",
+            favicon=f"<link rel='icon' type='image/png' href='{SWAGGER_ASSETS}/favicon-32x32.png'>",
+        )
         self.completed = completed
 
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
@@ -157,6 +165,8 @@ def create_app(
             SeatController,
             HealthController,
             Metrics,
+            landing,
+            swagger_assets(),
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),

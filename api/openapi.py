@@ -13,8 +13,10 @@ from typing import Any
 import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
+from api import examples
 from api.errors import PROBLEM_JSON
 from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
+from domain.match import LEVELS
 
 _REF = "#/components/schemas/{name}"
 _SSE = (
@@ -40,31 +42,17 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "playMove": (MoveRequest, True),
     "joinSeat": (JoinRequest, False),
 }
-_HUMAN = {"kind": "human"}
-_BODY_EXAMPLES: dict[str, dict[str, Any]] = {
-    "createMatch": {
-        "againstTheAi": {
-            "summary": "One player against the expert AI, default rules",
-            "value": {"seats": [_HUMAN, {"kind": "ai", "level": "expert"}]},
-        },
-        "twoPlayers": {
-            "summary": "Two players at one table, a chosen shuffle and dealer",
-            "value": {"seats": [_HUMAN, _HUMAN], "seed": 12345, "first_dealer": 0},
-        },
-        "fourPlayers": {
-            "summary": "Partners, one seat left open for someone to join",
-            "value": {
-                "seats": [_HUMAN, {"kind": "ai", "level": "easy"}, _HUMAN, {"kind": "open"}],
-                "rules": {"target": 21, "diamond_sequence": True},
-            },
-        },
-    },
-    "playMove": {
-        "takeTwo": {
-            "summary": "The 7 of diamonds takes the 3 of clubs and the 4 of hearts",
-            "value": {"card": "7D", "capture": ["3C", "4H"]},
-        },
-    },
+# The tags of the unions, described once for every schema they tell apart.
+_TAGS = {
+    "type": "What happened; it names the event's schema",
+    "kind": "Who plays the seat; it names the seat's schema",
+}
+# Closed sets of strings whose Struct fields are typed plain ``str``.
+_ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("SeatView", "level"): LEVELS,
+    ("Hint", "level"): LEVELS,
+    # What domain.scoring.tally can list.
+    ("TeamTally", "clinched"): ("cards", "diamonds", "settebello", "king_of_diamonds", "primiera"),
 }
 # Links, so a client (and a stateful test) can go from an answer to the next request.
 # The create answer holds the match's id and the human seats' tokens; a request that
@@ -206,19 +194,23 @@ def complete(schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(op, dict) and "operationId" in op
     }
     for (operation_id, (_, required)), ref in zip(_BODIES.items(), refs, strict=True):
-        media: dict[str, Any] = {"schema": ref}
-        if operation_id in _BODY_EXAMPLES:
-            media["examples"] = _BODY_EXAMPLES[operation_id]
+        media: dict[str, Any] = {"schema": ref, "examples": examples.BODIES[operation_id]}
         operations[operation_id]["requestBody"] = {
             "required": required,
             "content": {"application/json": media},
         }
     for (operation_id, status), links in _LINKS.items():
         operations[operation_id]["responses"][status]["links"] = links
+    for (operation_id, status), answers in examples.RESPONSES.items():
+        content = operations[operation_id]["responses"][status]["content"]
+        content["application/json"]["examples"] = answers
     for operation in operations.values():
         _problem_answers(operation)
         _no_null_parameters(operation)
+    _described_refs(components)
     _discriminate(components)
+    _describe_tags(components)
+    _enumerate(components)
     operations["streamEvents"]["responses"]["200"]["content"] = {
         "text/event-stream": {"schema": _sse_message(components)}
     }
@@ -234,13 +226,21 @@ def _sse_message(components: dict[str, Any]) -> dict[str, Any]:
         "required": ["id", "event", "data"],
         "properties": {
             "id": {"type": "string", "pattern": "^[1-9][0-9]*$", "description": "The seq"},
-            "event": {"enum": sorted(event["discriminator"]["mapping"])},
+            "event": {
+                "enum": sorted(event["discriminator"]["mapping"]),
+                "description": "The event's type",
+            },
             "data": {
                 "type": "string",
                 "contentMediaType": "application/json",
                 "contentSchema": event,
+                "description": "The event as JSON, as a page of listEvents holds it",
             },
-            "retry": {"type": "integer", "minimum": 0},
+            "retry": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Milliseconds to wait before reconnecting (first message only)",
+            },
         },
     }
 
@@ -264,6 +264,60 @@ def _problem_answers(operation: dict[str, Any]) -> None:
             response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(name="Problem")}}}
         for header in response.get("headers", {}).values():
             header.setdefault("schema", {"type": "string"})
+
+
+def _described_refs(components: dict[str, Any]) -> None:
+    """Litestar documents a described field of a Struct type as ``allOf: [$ref]`` and
+    copies the field's description onto the shared component: put it beside the ``$ref``
+    (as OpenAPI 3.1 allows, and as msgspec writes the request bodies) and off the target."""
+    for schema in components.values():
+        for field in schema.get("properties", {}).values():
+            options = field.get("allOf")
+            if not isinstance(options, list) or len(options) != 1 or list(options[0]) != ["$ref"]:
+                continue
+            ref = field.pop("allOf")[0]["$ref"]
+            field["$ref"] = ref
+            target = components[ref.rsplit("/", 1)[1]]
+            if target.get("description") == field.get("description"):
+                del target["description"]
+
+
+def _describe_tags(components: dict[str, Any]) -> None:
+    """Describe the tag of each schema of a tagged union, and give it its one value as an
+    enum (Litestar writes a ``const``, which some clients do not read)."""
+    for node in _nodes(components):
+        discriminator = node.get("discriminator")
+        if not isinstance(discriminator, dict):
+            continue
+        name = discriminator["propertyName"]
+        for tag, ref in discriminator["mapping"].items():
+            field = components[ref.rsplit("/", 1)[1]]["properties"][name]
+            field.setdefault("description", _TAGS[name])
+            field.setdefault("enum", [tag])
+
+
+def _enumerate(components: dict[str, Any]) -> None:
+    """The closed sets of ``_ENUMS``, on the string (or the items) a field holds."""
+    for (schema, name), values in _ENUMS.items():
+        field = components[schema]["properties"][name]
+        target = field.get("items", field)
+        options = [o for o in target.get("oneOf", [target]) if o.get("type") == "string"]
+        (string,) = options
+        string["enum"] = list(values)
+
+
+def _nodes(node: object) -> list[dict[str, Any]]:
+    """Every object in ``node``, depth first."""
+    found: list[dict[str, Any]] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _discriminate(components: dict[str, Any]) -> None:

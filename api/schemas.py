@@ -43,7 +43,7 @@ class OpenSeat(Body, tag_field="kind", tag="open", frozen=True):
 class AiSeat(Body, tag_field="kind", tag="ai", frozen=True):
     """A seat the server plays at ``level``."""
 
-    level: Level
+    level: Annotated[Level, Meta(description="How well the server plays the seat")]
 
 
 SeatRequest = HumanSeat | OpenSeat | AiSeat
@@ -53,26 +53,105 @@ _KIND: dict[type[Body], Literal["human", "open"]] = {HumanSeat: "human", OpenSea
 class RulesRequest(Body, frozen=True):
     """Rules options; each one omitted takes its default (RULES.md)."""
 
-    target: Annotated[int, Meta(ge=1, le=100)] | UnsetType = UNSET
-    hand_size: Literal[3, 6] = 3
-    capture: Literal["match", "fifteen"] = "match"
-    ace_sweeps: Literal["off", "sweep", "no_point"] = "off"
-    king_of_diamonds: bool = False
-    diamond_sequence: bool = False
+    target: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=100,
+                description="The match points that win (by default 11, or 21 under "
+                "`diamond_sequence`)",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    hand_size: Annotated[
+        Literal[3, 6], Meta(description="Cards dealt to each seat in a packet; 6: 2 players only")
+    ] = 3
+    capture: Annotated[
+        Literal["match", "fifteen"],
+        Meta(
+            description="`match`: a card takes one table card of its value, else one group "
+            "adding up to it; `fifteen`: the card and what it takes add up to 15"
+        ),
+    ] = "match"
+    ace_sweeps: Annotated[
+        Literal["off", "sweep", "no_point"],
+        Meta(
+            description="`sweep`: an ace played to a non-empty table with no ace on it takes "
+            "the whole table, a sweep as usual; `no_point`: the same, but no capture by an "
+            "ace scores a sweep; not with `capture: fifteen`"
+        ),
+    ] = "off"
+    king_of_diamonds: Annotated[
+        bool, Meta(description="true: one more point to the team that takes the KD (re bello)")
+    ] = False
+    diamond_sequence: Annotated[
+        bool,
+        Meta(
+            description="true: a team holding AD 2D 3D scores 3, and one more for each further "
+            "diamond in unbroken order; the target becomes 21 unless given"
+        ),
+    ] = False
 
 
 class CreateMatch(Body, frozen=True):
-    seats: Annotated[list[SeatRequest], Meta(min_length=2, max_length=4)]
-    rules: RulesRequest = msgspec.field(default_factory=RulesRequest)
-    seed: Annotated[int, Meta(ge=0, le=MAX_INT64)] | UnsetType = UNSET
-    decks: list[list[Card]] = msgspec.field(default_factory=list)
+    seats: Annotated[
+        list[SeatRequest],
+        Meta(
+            min_length=2,
+            max_length=4,
+            description="2 or 4 seats in turn order; with 4, seats 0 and 2 play against 1 and 3",
+        ),
+    ]
+    rules: Annotated[
+        RulesRequest, Meta(description="Rules options; each one left out takes its default")
+    ] = msgspec.field(default_factory=RulesRequest)
+    seed: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=MAX_INT64,
+                description="The match's random generator: the same seed and options give the "
+                "same shuffles; left out, the server draws a secret one",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    decks: Annotated[
+        list[list[Card]],
+        Meta(
+            description="Explicit orders of the 40 cards for deals 1, 2, ..., dealt from the "
+            "first; deals past the list are shuffled from the generator"
+        ),
+    ] = msgspec.field(default_factory=list)
     # In range but not a seat of this match is the domain's 422.
-    first_dealer: Annotated[int, Meta(ge=0, le=MAX_INT64)] | UnsetType = UNSET
+    first_dealer: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=MAX_INT64,
+                description="The seat that deals first; left out, the generator draws it",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class MoveRequest(Body, frozen=True):
-    card: Card
-    capture: list[Card] | None = None
+    card: Annotated[
+        Card,
+        Meta(description="The card to play from the hand: rank A 2-7 J Q K, then suit C D H S"),
+    ]
+    capture: Annotated[
+        list[Card] | None,
+        Meta(
+            description="Exactly the table cards it takes (`[]`: none); left out or null: "
+            "the card's only legal choice, or 422 when it has several"
+        ),
+    ] = None
 
 
 class JoinRequest(Body, frozen=True):
@@ -80,19 +159,40 @@ class JoinRequest(Body, frozen=True):
 
 
 class InvalidParam(msgspec.Struct, frozen=True):
-    name: str
-    reason: str
+    name: Annotated[
+        str,
+        Meta(
+            description="The bad field as a dotted path with indexes in brackets "
+            "(`seats[1].level`), or the parameter or header"
+        ),
+    ]
+    reason: Annotated[str, Meta(description="What is wrong with it")]
 
 
 class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     """RFC 9457 problem details, with the fields this API adds where they apply."""
 
-    type: str
-    title: str
-    status: int
-    detail: str
-    invalid_params: list[InvalidParam] | UnsetType = UNSET
-    legal_moves: tuple[MoveView, ...] | UnsetType = UNSET
+    type: Annotated[
+        str,
+        Meta(
+            description="A stable URI naming the failure (`.../illegal-move`, "
+            "`.../not-your-turn`, ...): branch on it, not on `detail`"
+        ),
+    ]
+    title: Annotated[str, Meta(description="A short summary of the failure's type")]
+    status: Annotated[int, Meta(description="The HTTP status code of the answer")]
+    detail: Annotated[str, Meta(description="What went wrong with this request")]
+    invalid_params: (
+        Annotated[list[InvalidParam], Meta(description="Each bad field, on 400 and 422 validation")]
+        | UnsetType
+    ) = UNSET
+    legal_moves: (
+        Annotated[
+            tuple[MoveView, ...],
+            Meta(description="On an illegal move: every legal move of the seat"),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 def setup_of(body: CreateMatch) -> Setup:

@@ -6,18 +6,24 @@ Stored events keep the dealt hands of every seat so that the log alone replays t
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
+from msgspec import Meta
 
 from domain.scoring import TeamDealScore
 
 
 class Event(msgspec.Struct, frozen=True, tag_field="type"):
-    seq: int
+    seq: Annotated[int, Meta(description="The event's number in its match: from 1, with no gaps")]
 
 
 class Redeal(Event, frozen=True, tag="redeal"):
-    deal: int
-    table: tuple[str, ...]
+    deal: Annotated[int, Meta(description="The deal that is dealt again")]
+    table: Annotated[
+        tuple[str, ...],
+        Meta(description="The table cards that voided it (three or four kings among them)"),
+    ]
 
 
 class DealStarted(Event, frozen=True, tag="deal_started"):
@@ -33,30 +39,44 @@ class CardsDealt(Event, frozen=True, tag="cards_dealt"):
 
 
 class CardPlayed(Event, frozen=True, tag="card_played"):
-    seat: int
-    card: str
-    capture: tuple[str, ...]
-    sweep: bool
+    seat: Annotated[int, Meta(description="The seat that played")]
+    card: Annotated[str, Meta(description="The card it played")]
+    capture: Annotated[
+        tuple[str, ...],
+        Meta(description="The table cards it took; empty: the card stayed on the table"),
+    ]
+    sweep: Annotated[bool, Meta(description="Whether the play scored a sweep point")]
 
 
 class LeftoversTaken(Event, frozen=True, tag="leftovers_taken"):
-    team: int | None
-    cards: tuple[str, ...]
+    team: Annotated[
+        int | None,
+        Meta(
+            description="The team that made the deal's last capture and takes the cards; "
+            "null when nobody captured in the deal"
+        ),
+    ]
+    cards: Annotated[
+        tuple[str, ...], Meta(description="The cards left on the table when the deal ended")
+    ]
 
 
 class DealScored(Event, frozen=True, tag="deal_scored"):
-    deal: int
-    teams: tuple[TeamDealScore, ...]
-    scores: tuple[int, ...]
+    deal: Annotated[int, Meta(description="The deal scored")]
+    teams: Annotated[
+        tuple[TeamDealScore, ...],
+        Meta(description="Each team's counts and points, by team number"),
+    ]
+    scores: Annotated[tuple[int, ...], Meta(description="Each team's match points after this deal")]
 
 
 class MatchFinished(Event, frozen=True, tag="match_finished"):
-    winner: int | None
-    scores: tuple[int, ...]
+    winner: Annotated[int | None, Meta(description="The team that won")]
+    scores: Annotated[tuple[int, ...], Meta(description="Each team's final match points")]
 
 
 class SeatJoined(Event, frozen=True, tag="seat_joined"):
-    seat: int
+    seat: Annotated[int, Meta(description="The open seat that someone took")]
 
 
 StoredEvent = (
@@ -72,15 +92,21 @@ StoredEvent = (
 
 
 class DealStartedView(Event, frozen=True, tag="deal_started"):
-    deal: int
-    dealer: int
-    table: tuple[str, ...]
-    hand: tuple[str, ...] | None
+    deal: Annotated[int, Meta(description="The deal's number, from 1")]
+    dealer: Annotated[int, Meta(description="The seat that dealt")]
+    table: Annotated[tuple[str, ...], Meta(description="The four cards dealt face up")]
+    hand: Annotated[
+        tuple[str, ...] | None,
+        Meta(description="The first cards of the caller's seat; null for a spectator"),
+    ]
 
 
 class CardsDealtView(Event, frozen=True, tag="cards_dealt"):
-    hand: tuple[str, ...] | None
-    deck_count: int
+    hand: Annotated[
+        tuple[str, ...] | None,
+        Meta(description="The new cards of the caller's seat; null for a spectator"),
+    ]
+    deck_count: Annotated[int, Meta(description="Cards left in the stock after this packet")]
 
 
 EventView = (

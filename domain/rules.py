@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from domain.errors import InvalidSetup
 
@@ -15,12 +16,38 @@ ACE_SWEEP_MODES: tuple[str, ...] = ("off", "sweep", "no_point")
 
 
 class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    target: int = 11
-    hand_size: int = 3
-    capture: Capture = "match"
-    ace_sweeps: AceSweeps = "off"
-    king_of_diamonds: bool = False
-    diamond_sequence: bool = False
+    target: Annotated[
+        int,
+        Meta(
+            description="The match points that win, 1 to 100 (by default 11, or 21 under "
+            "`diamond_sequence`); checked only after a whole deal is scored"
+        ),
+    ] = 11
+    hand_size: Annotated[
+        int, Meta(description="Cards dealt to each seat in a packet: 3, or 6 with 2 players")
+    ] = 3
+    capture: Annotated[
+        Capture,
+        Meta(
+            description="`match`: a card takes one table card of its value, else one group "
+            "adding up to it; `fifteen`: the card and the card or group it takes add up to 15"
+        ),
+    ] = "match"
+    ace_sweeps: Annotated[
+        AceSweeps,
+        Meta(
+            description="`off`: an ace captures as any card; `sweep`: an ace played to a "
+            "non-empty table with no ace on it takes the whole table, a sweep as usual; "
+            "`no_point`: the same, but no capture by an ace scores a sweep"
+        ),
+    ] = "off"
+    king_of_diamonds: Annotated[
+        bool, Meta(description="Whether the king of diamonds (re bello) scores a point")
+    ] = False
+    diamond_sequence: Annotated[
+        bool,
+        Meta(description="Whether the diamonds in unbroken order from A-2-3 score their value"),
+    ] = False
 
 
 def make_rules(

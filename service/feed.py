@@ -11,8 +11,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 
 from domain.events import EventView, MatchFinished, StoredEvent, for_viewer
 from service.ports import EventBus, MatchReads
@@ -24,8 +26,14 @@ HEARTBEAT_SECONDS = 15.0
 
 
 class EventPage(msgspec.Struct, frozen=True):
-    events: tuple[EventView, ...]
-    last_seq: int
+    events: Annotated[
+        tuple[EventView, ...],
+        Meta(
+            description="The events after `after` as the caller may see them, by seq, at "
+            "most 500; the next page starts after the last one's seq"
+        ),
+    ]
+    last_seq: Annotated[int, Meta(description="The match's latest seq (0 before any event)")]
 
 
 # A shared tail longer than this drops its older half: followers that far behind read

@@ -16,9 +16,10 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+from msgspec import Meta
 
 from domain.cards import NAME, names
 from domain.errors import IllegalMove, InvalidSetup, MatchNotActive, NotYourTurn
@@ -68,38 +69,70 @@ PUBLISH_SECONDS = 1.0
 
 
 class SeatToken(msgspec.Struct, frozen=True):
-    seat: int
-    token: str
+    seat: Annotated[int, Meta(description="A human seat")]
+    token: Annotated[
+        str,
+        Meta(
+            description="The seat's secret bearer token, for `Authorization: Bearer <token>`; "
+            "the server keeps only its hash"
+        ),
+    ]
 
 
 class Created(msgspec.Struct, frozen=True):
-    match: MatchView
-    tokens: tuple[SeatToken, ...]
+    match: Annotated[MatchView, Meta(description="The new match, as a spectator sees it")]
+    tokens: Annotated[
+        tuple[SeatToken, ...],
+        Meta(
+            description="One token for each `human` seat, by seat; an `open` seat's token "
+            "comes from join"
+        ),
+    ]
 
 
 class Joined(msgspec.Struct, frozen=True):
-    seat: int
-    token: str
+    seat: Annotated[int, Meta(description="The seat taken, now of kind `human`")]
+    token: Annotated[
+        str, Meta(description="Its secret bearer token, for `Authorization: Bearer <token>`")
+    ]
 
 
 class Scores(msgspec.Struct, frozen=True):
-    scores: tuple[int, ...]
-    deal_scores: tuple[DealScore, ...]
-    winner: int | None
-    current: Tally | None
+    scores: Annotated[
+        tuple[int, ...], Meta(description="Each team's match points after the finished deals")
+    ]
+    deal_scores: Annotated[
+        tuple[DealScore, ...], Meta(description="The scoring of every finished deal, in order")
+    ]
+    winner: Annotated[
+        int | None, Meta(description="The team that won, once finished; null until then")
+    ]
+    current: Annotated[
+        Tally | None,
+        Meta(description="The deal in progress so far; null while waiting and once finished"),
+    ]
 
 
 class Hint(msgspec.Struct, frozen=True):
-    card: str
-    capture: tuple[str, ...]
-    sweep: bool
-    level: str
-    reason: str
+    card: Annotated[str, Meta(description="The card to play")]
+    capture: Annotated[
+        tuple[str, ...],
+        Meta(description="The table cards to take with it; empty: it stays on the table"),
+    ]
+    sweep: Annotated[bool, Meta(description="Whether the move scores a sweep point")]
+    level: Annotated[str, Meta(description="The AI level whose choice this is")]
+    reason: Annotated[str, Meta(description="Why that level plays it, in a few words")]
 
 
 class Lobby(msgspec.Struct, frozen=True):
-    matches: tuple[MatchView, ...]
-    next_cursor: str | None
+    matches: Annotated[
+        tuple[MatchView, ...],
+        Meta(description="Spectator views of matches with an open seat, oldest first"),
+    ]
+    next_cursor: Annotated[
+        str | None,
+        Meta(description="The `cursor` of the next page; null on the last page"),
+    ]
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,10 @@ class EventController(Controller):
     @get(
         operation_id="listEvents",
         summary="Events after a seq, holding up to wait seconds for one",
+        description="The events after `after`, as the caller may see them (a seat's own "
+        "cards, no hand for a spectator), at most 500 a page. With `wait` the call holds "
+        "until there is one or the seconds run out. To follow a match, ask again after the "
+        "last seq received.",
         responses=problems(400, 401, 404, 503),
     )
     async def page(
@@ -70,6 +74,10 @@ class EventController(Controller):
         "/stream",
         operation_id="streamEvents",
         summary="The same events as Server-Sent Events (id: seq, event: type, data: JSON)",
+        description="The events of listEvents as they happen, one message each, from "
+        "`Last-Event-ID` (sent by a reconnecting EventSource) or else `after`. An "
+        "EventSource cannot send headers: pass the token as `?token=`. The stream ends "
+        "after `match_finished`, or after a while for the client to reconnect.",
         media_type="text/event-stream",
         responses={204: _FINISHED, **problems(400, 401, 404)},
     )

@@ -22,6 +22,9 @@ class HintController(Controller):
     @get(
         operation_id="getHint",
         summary="The move the AI of a level would play for the token's seat",
+        description="The move the AI of `level` would choose now for the token's seat, with "
+        "its reason, from what that seat may know. Only on the seat's turn (409 otherwise). "
+        "Asking changes nothing.",
         responses=problems(400, 401, 404, 409, 503),
     )
     async def hint(

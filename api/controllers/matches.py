@@ -32,6 +32,11 @@ class MatchController(Controller):
     @post(
         operation_id="createMatch",
         summary="Create a match",
+        description="Creates a match of 2 or 4 seats (`human`, `open` or `ai`) with optional "
+        "rules, seed, decks and first dealer. The answer holds the spectator view and one "
+        "secret token per `human` seat, shown only here (and to a retry with the same "
+        "`Idempotency-Key` and body); `Location` is the match's URL. The match is dealt at "
+        "once unless a seat is open; AI seats play by themselves.",
         status_code=201,
         responses=problems(400, 401, 413, 415, 422, 429, 503),
         response_headers=[
@@ -60,6 +65,9 @@ class MatchController(Controller):
         "/{match_id:str}",
         operation_id="getMatch",
         summary="The match as the caller may see it",
+        description="With a seat's token: the match as that seat sees it, its hand and, on "
+        "its turn, its legal moves. Without one: a spectator's view, every hand hidden. The "
+        "ETag is the version, for `If-Match` on a move.",
         responses=problems(401, 404, 503),
         response_headers=[
             ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
@@ -74,6 +82,8 @@ class MatchController(Controller):
     @get(
         operation_id="listMatches",
         summary="The lobby: matches with open seats, oldest first",
+        description="Spectator views of the matches that wait for a player, oldest first, "
+        "`limit` to a page; `next_cursor`, passed as `cursor`, fetches the next page.",
         responses=problems(400, 401, 503),
     )
     async def lobby(
@@ -83,7 +93,9 @@ class MatchController(Controller):
         status: Annotated[
             Literal["waiting"], QueryParameter(description="Only waiting matches are listed")
         ] = "waiting",
-        limit: Annotated[int, QueryParameter(ge=1, le=100)] = 20,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=100, description="Matches to a page, 1 to 100")
+        ] = 20,
         cursor: Annotated[
             str | None,
             QueryParameter(

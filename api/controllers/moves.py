@@ -32,6 +32,13 @@ class MoveController(Controller):
     @post(
         operation_id="playMove",
         summary="Play a card for the token's seat",
+        description="Plays `card` from the seat's hand, taking exactly the table cards in "
+        "`capture`. Checked in this order, the first failure answering: 404, 401, 400 (body "
+        "or `If-Match` malformed), 422 or 409 for a reused or running `Idempotency-Key`, 409 "
+        "when the match is not active or it is not the seat's turn, 412 for a stale "
+        "`If-Match`, 422 for an illegal move (the problem lists the legal moves). A refused "
+        "move changes nothing. The answer is the mover's view; AI seats then play by "
+        "themselves, as the events or a later read show.",
         status_code=200,
         responses=problems(400, 401, 404, 409, 412, 413, 415, 422, 503),
         response_headers=[

@@ -17,7 +17,14 @@ class ScoreController(Controller):
     tags = ["scores"]
     security = SEAT_TOKEN
 
-    @get(operation_id="getScores", summary="The scoring", responses=problems(401, 404, 503))
+    @get(
+        operation_id="getScores",
+        summary="The scoring",
+        description="Each finished deal's scoring, the match points, the winner, and the "
+        "deal in progress so far (`current`): each team's counts and the points it can no "
+        "longer lose.",
+        responses=problems(401, 404, 503),
+    )
     async def scores(
         self, request: Request[Any, Any, Any], service: Service, match_id: MatchId
     ) -> Scores:

@@ -22,6 +22,9 @@ class SeatController(Controller):
         "/join",
         operation_id="joinSeat",
         summary="Take an open seat; the answer holds its token",
+        description="Takes an `open` seat, which becomes `human`: no body, or an empty "
+        "object, and no token needed. The answer holds the seat's secret token. Taking the "
+        "last open seat makes the match active and deals it.",
         status_code=200,
         responses=problems(400, 401, 404, 409, 413, 415, 422, 503),
     )

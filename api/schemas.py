@@ -2,7 +2,7 @@
 
 Request bodies are decoded by msgspec, strictly: no coercion, unknown fields rejected,
 card strings by pattern, numbers by range. Answers are the service's own Structs
-(``domain.service``) and the views (``domain.views``).
+(``service.matches``) and the views (``domain.views``).
 """
 
 from __future__ import annotations

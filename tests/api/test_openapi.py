@@ -17,9 +17,10 @@ from domain.events import EventView
 from domain.match import LEVELS, SeatKind, Status
 from domain.rules import ACE_SWEEP_MODES, CAPTURE_MODES
 from domain.scoring import Points
-from domain.service import Created, EventPage, Hint, Joined, Lobby, Scores
 from domain.views import MatchView
 from infra.cli import render_openapi
+from service.feed import EventPage
+from service.matches import Created, Hint, Joined, Lobby, Scores
 from tests.api.support import Client
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"

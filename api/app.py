@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from litestar import Litestar, Request
 from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
@@ -184,4 +185,6 @@ def create_app(
         logging_config=None,
         on_startup=list(on_startup),
         on_shutdown=list(on_shutdown),
+        # For the server: a shutdown ends the streams before it waits on requests.
+        state=State({"close_streams": service.close_streams}),
     )

@@ -7,7 +7,9 @@ import asyncio
 import gc
 import json
 import logging
+import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
@@ -17,6 +19,7 @@ from api.middleware import RequestIdFilter
 from infra import logging as json_logging
 from infra.app_factory import build_app
 from infra.db import DatabaseUnavailable
+from infra.http_protocol import ConnectionLimits, guarded_protocol, install_accept_log_bound
 from infra.migrate import migrate
 from infra.settings import Settings, SettingsError
 from infra.tournament import main as tournament
@@ -24,12 +27,29 @@ from infra.tournament import main as tournament
 log = logging.getLogger("scopa")
 
 OPENAPI_PATH = Path("openapi/openapi.json")
+KEEP_ALIVE_SECONDS = 5
+# SIGTERM: streams end at once; whatever request still runs gets this long.
+GRACEFUL_SHUTDOWN_SECONDS = 5
 
 
 def render_openapi() -> str:
     """The published document, byte-stable: sorted keys, two-space indent."""
     document = openapi_document(build_app(Settings()))
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, ending the app's streams as soon as a shutdown begins: uvicorn
+    would otherwise wait on them (clients reconnect to another process with
+    Last-Event-ID)."""
+
+    def __init__(self, config: uvicorn.Config, on_shutdown: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._on_shutdown = on_shutdown
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._on_shutdown()
+        await super().shutdown(sockets)
 
 
 def _serve(settings: Settings, host: str, port: int) -> int:
@@ -40,8 +60,25 @@ def _serve(settings: Settings, host: str, port: int) -> int:
     # out of the collector's scans, a full collection stalls requests for far less (in
     # bench/api.py, p99 of a move 130 ms -> 75 ms).
     gc.freeze()
-    # uvicorn's access log prints query strings, ?token= included: ours is in the app.
-    uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+    install_accept_log_bound()
+    limits = ConnectionLimits(
+        header_seconds=settings.header_timeout_seconds,
+        body_seconds=settings.body_timeout_seconds,
+        max_connections=settings.max_connections,
+        per_address=settings.connections_per_address,
+    )
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=guarded_protocol(limits),
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        # uvicorn's access log prints query strings, ?token= included: ours is in the app.
+        log_config=None,
+        access_log=False,
+    )
+    _Server(config, app.state.close_streams).run()
     return 0
 
 

@@ -25,6 +25,13 @@ class Settings:
     log_level: str = "INFO"
     # Clients reconnect with Last-Event-ID; an upper bound frees connections of gone clients.
     stream_seconds: float = 300.0
+    # Slow and crowding clients (infra/http_protocol.py): a request's headers must arrive
+    # within header_timeout, its body within body_timeout; connections are capped
+    # server-wide (below the descriptor limit) and per peer address (0: no cap).
+    header_timeout_seconds: int = 10
+    body_timeout_seconds: int = 30
+    max_connections: int = 4096
+    connections_per_address: int = 256
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -43,6 +50,18 @@ class Settings:
             log_level=env.get("SCOPA_LOG_LEVEL", defaults.log_level).upper(),
             stream_seconds=float(
                 _int(env, "SCOPA_STREAM_SECONDS", int(defaults.stream_seconds), minimum=1)
+            ),
+            header_timeout_seconds=_int(
+                env, "SCOPA_HEADER_TIMEOUT_SECONDS", defaults.header_timeout_seconds, minimum=1
+            ),
+            body_timeout_seconds=_int(
+                env, "SCOPA_BODY_TIMEOUT_SECONDS", defaults.body_timeout_seconds, minimum=1
+            ),
+            max_connections=_int(
+                env, "SCOPA_MAX_CONNECTIONS", defaults.max_connections, minimum=16
+            ),
+            connections_per_address=_int(
+                env, "SCOPA_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address, minimum=0
             ),
         )
 

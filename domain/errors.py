@@ -29,6 +29,15 @@ class NotYourTurn(ScopaError):
     pass
 
 
+class MoveNotationError(ScopaError, ValueError):
+    def __init__(self, text: object) -> None:
+        super().__init__(
+            f"{text!r} is not a move: the card, a colon, the cards taken joined by +"
+            " (7D:3C+4H; 7D: lays the card down)"
+        )
+        self.text = text
+
+
 class IllegalMove(ScopaError):
     pass
 

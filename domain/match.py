@@ -40,7 +40,6 @@ from domain.scoring import DealScore, score_deal, winner
 
 SeatKind = Literal["human", "open", "ai"]
 Status = Literal["waiting", "active", "finished"]
-LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
 
 
 class Seat(msgspec.Struct, frozen=True):

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from domain.ai import LEVELS
 from domain.events import StoredEvent
 from domain.match import MatchState, legal_moves
 from domain.ports import (
@@ -158,7 +159,7 @@ class FakeBus:
 class FirstMoveAi:
     """An AI that plays the first legal move at once: tests of the flow, not of play."""
 
-    levels: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+    levels: tuple[str, ...] = LEVELS
 
     def __init__(self) -> None:
         self.calls = 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Literal, get_args
 
 import msgspec
 
@@ -18,7 +19,9 @@ from domain.errors import MatchNotActive, NotYourTurn, ScopaError
 from domain.match import MatchState
 from domain.rng import SplitMix64
 
-LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+# The one list of levels: the API's enum, the workers and the tournament read it here.
+Level = Literal["easy", "medium", "hard", "expert"]
+LEVELS: tuple[Level, ...] = get_args(Level)
 # The share of a time budget the expert spends sampling: the rest absorbs the work before
 # and after the samples and a busy machine's jitter, so the budget holds.
 CLOCK_SHARE = 0.9
@@ -82,4 +85,4 @@ def _choose(
     return expert.choose(k, rng, samples, lambda: deadline - clock())
 
 
-__all__ = ["LEVELS", "Decision", "Knowledge", "UnknownLevel", "decide", "knowledge_of"]
+__all__ = ["LEVELS", "Decision", "Knowledge", "Level", "UnknownLevel", "decide", "knowledge_of"]

@@ -13,11 +13,6 @@ from domain.rules import Rules
 Move = tuple[int, Positions]  # (card, table positions taken)
 
 
-def deal_order(dealer: int, players: int, hand_size: int) -> list[int]:
-    """The seat that receives each of the next ``players * hand_size`` cards."""
-    return [(dealer + 1 + j) % players for j in range(players * hand_size)]
-
-
 def team_of(seat: int, players: int) -> int:
     return seat % 2 if players == 4 else seat
 
@@ -183,7 +178,7 @@ class Deal:
                 for i in reversed(where):
                     del table[i]
                     self.key -= WEIGHT[values.pop(i)]
-            team = seat % 2 if players == 4 else seat
+            team = team_of(seat, players)
             pile = self.piles[team]
             pile.extend(taken)
             pile.append(card)

@@ -14,7 +14,7 @@ from typing import Literal
 import msgspec
 
 from domain.cards import DECK, NAME, names
-from domain.deal import Deal, team_of
+from domain.deal import Deal
 from domain.errors import (
     IllegalMove,
     InvalidSetup,
@@ -311,7 +311,3 @@ def replay(initial: MatchState, events: Sequence[StoredEvent]) -> MatchState:
             card = NAME.index(event.card)
             state, _ = play(state, event.seat, card, [NAME.index(c) for c in event.capture])
     return state
-
-
-def team_of_seat(state: MatchState, seat: int) -> int:
-    return team_of(seat, state.players)

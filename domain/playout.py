@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from domain.captures import OPTIONS, WEIGHT, positions
 from domain.cards import VALUE
-from domain.deal import Deal
+from domain.deal import Deal, team_of
 
 Pick = Callable[[int], int]  # given n >= 2 moves, the index of the one to play, 0..n-1
 
@@ -31,7 +31,7 @@ def play_out(deal: Deal, pick: Pick) -> None:
     aces_take_all = deal.ace_mode != 0
     ace_never_sweeps = deal.ace_mode == 2
     players = deal.players
-    team_of_seat = [seat % 2 if players == 4 else seat for seat in range(players)]
+    teams = [team_of(seat, players) for seat in range(players)]
     packet = players * deal.hand_size
     first = deal.dealer + 1
     hands = deal.hands
@@ -74,7 +74,7 @@ def play_out(deal: Deal, pick: Pick) -> None:
         # The ace rule reads "a table with no ace" off the key: aces count in its low 3 bits.
         ace_takes_all = v == 1 and aces_take_all and key and not key & 7
         if by_value or ace_takes_all:
-            team = team_of_seat[turn]
+            team = teams[turn]
             pile = piles[team]
             if ace_takes_all or len(by_value[0]) == len(values):
                 whole = True

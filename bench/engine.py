@@ -12,6 +12,14 @@ figures, since they serve different callers:
 - ``public_deals_per_s``: the plain loop over ``Deal.legal_moves()`` and ``Deal.play()``,
   scored by ``score_deal``, as the match flow uses them.
 
+The fast path is not a second engine. It never lists the moves, but what a card may take
+(the ace taking the whole table included), the positions a capture means and whether it
+scores a sweep all come from the same place as ``Deal``'s: the capture tables and sweep
+rule of ``domain/captures.py``. Only the commonest capture (one card, the only one of its
+value on the table) is spelled out inline, and
+``tests/unit/test_engine_properties.py::test_play_out_makes_the_moves_of_the_public_loop``
+holds the two paths to the same moves and the same end, in every variant.
+
 ``legal_moves_us`` is one ``Deal.legal_moves()`` call on positions met in random play;
 ``match_legal_moves_us`` is the same through ``domain.match.legal_moves`` on a stored
 ``MatchState`` (which rebuilds the deal and adds the sweep flags). Each figure is the best
@@ -40,6 +48,10 @@ from domain.scoring import deal_points, score_deal
 
 RULES = make_rules()
 ROUNDS = 3
+ONE_IMPLEMENTATION = (
+    "one rules core: play_out reads Deal's capture tables and sweep rule (domain/captures.py);"
+    " a test holds it to legal_moves + play"
+)
 
 
 def opened_deals(seed: int, count: int) -> Iterator[Deal]:
@@ -129,6 +141,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20240601)
     args = parser.parse_args()
 
+    print(ONE_IMPLEMENTATION)
     fast = per_second(fast_deals, args.seed, args.seconds)
     print(f"fast playout (play_out + deal_points): {fast:,.0f} deals/s")
     public = per_second(public_deals, args.seed, args.seconds)

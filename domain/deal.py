@@ -1,12 +1,21 @@
 """One deal in play: the fast, mutable core the match, the AI and the benchmarks share.
 
 Everything here trusts its caller (moves come from ``legal_moves``); validation and events
-live in ``match.py``. Cards are ints, hands and the table keep their order.
+live in ``match.py``, the capture and sweep rules in ``captures.py``. Cards are ints,
+hands and the table keep their order.
 """
 
 from __future__ import annotations
 
-from domain.captures import OPTIONS, WEIGHT, Positions, Take, positions, table_key
+from domain.captures import (
+    WEIGHT,
+    CaptureRules,
+    Positions,
+    capture_positions,
+    capture_rules,
+    is_last_play,
+    table_key,
+)
 from domain.cards import VALUE
 from domain.rules import Rules
 
@@ -21,8 +30,7 @@ class Deal:
     __slots__ = (
         "players",
         "hand_size",
-        "fifteen",
-        "ace_mode",
+        "captures",
         "dealer",
         "turn",
         "hands",
@@ -50,9 +58,7 @@ class Deal:
     ) -> None:
         self.players = players
         self.hand_size = rules.hand_size
-        self.fifteen = rules.capture == "fifteen"
-        # 0: aces are ordinary; 1: ace sweeps score; 2: no capture by an ace scores a sweep.
-        self.ace_mode = ("off", "sweep", "no_point").index(rules.ace_sweeps)
+        self.captures: CaptureRules = capture_rules(rules)
         self.dealer = dealer
         self.turn = turn
         self.hands = hands
@@ -89,8 +95,7 @@ class Deal:
         other = Deal.__new__(Deal)
         other.players = self.players
         other.hand_size = self.hand_size
-        other.fifteen = self.fifteen
-        other.ace_mode = self.ace_mode
+        other.captures = self.captures
         other.dealer = self.dealer
         other.turn = self.turn
         other.hands = [h[:] for h in self.hands]
@@ -110,50 +115,27 @@ class Deal:
     def options(self, card: int) -> list[Positions]:
         """The captures ``card`` may make now, as table positions; empty if none."""
         v = VALUE[card]
-        takes, moves = OPTIONS[self.fifteen][self.key]
-        return self._options(v, takes[v], moves[v])
-
-    def _options(self, v: int, takes: tuple[Take, ...], moves: int) -> list[Positions]:
-        values = self.values
-        if v == 1 and self.ace_mode and values and 1 not in values:
-            return [tuple(range(len(values)))]
-        if not takes:
-            return []
-        if moves == 1:
-            # One choice means every table card of the values taken goes: no positions walk.
-            take = takes[0]
-            if len(take) == 1:
-                return [(values.index(take[0]),)]
-            return [tuple([i for i, x in enumerate(values) if x in take])]
-        return [p for take in takes for p in positions(values, take)]
+        takes, moves, _ = self.captures.tables[self.key]
+        return capture_positions(self.values, takes[v], moves[v])
 
     def legal_moves(self) -> list[Move]:
-        takes, moves = OPTIONS[self.fifteen][self.key]
+        takes, moves, _ = self.captures.tables[self.key]
+        values = self.values
         found: list[Move] = []
         for card in self.hands[self.turn]:
             v = VALUE[card]
-            # Without a take an ace may still sweep the table; any other card just stays.
-            if takes[v] or v == 1:
-                options = self._options(v, takes[v], moves[v])
-                if options:
-                    found.extend([(card, p) for p in options])
-                    continue
-            found.append((card, ()))
+            if takes[v]:
+                found.extend([(card, p) for p in capture_positions(values, takes[v], moves[v])])
+            else:
+                found.append((card, ()))
         return found
 
     def is_last_play(self) -> bool:
-        return (
-            not self.stock
-            and len(self.hands[self.turn]) == 1
-            and not self.hands[(self.turn + 1) % self.players]
-        )
+        return is_last_play(len(self.stock) + sum(map(len, self.hands)))
 
     def is_sweep(self, card: int, where: Positions) -> bool:
-        return (
-            len(where) == len(self.values)
-            and bool(where)
-            and not (self.ace_mode == 2 and VALUE[card] == 1)
-            and not self.is_last_play()
+        return self.captures.is_sweep(
+            VALUE[card], len(where), len(self.values), self.is_last_play()
         )
 
     def play(self, card: int, where: Positions) -> tuple[list[int], bool]:

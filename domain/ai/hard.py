@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from math import comb
 
 from domain.ai.evaluate import SWEEP, card_weights, discard_order_key
-from domain.ai.knowledge import Candidate, Knowledge, ace_mode, candidates, capture_options
+from domain.ai.knowledge import Candidate, Knowledge, candidates, capture_options
 from domain.ai.medium import capture_gain, capture_reason
+from domain.captures import table_key
 from domain.cards import VALUE
 from domain.deal import team_of
 
@@ -45,8 +46,12 @@ class _Situation:
         self.team = k.team
         self.weights = card_weights(k.rules, k.piles, self.team)
         self.unseen = k.unseen
-        self.fifteen = k.rules.capture == "fifteen"
-        self.aces = ace_mode(k.rules)
+        self.captures = k.captures
+        # The values among the unseen cards that would score a sweep on a table they clear.
+        unseen_values = 0
+        for u in self.unseen:
+            unseen_values |= 1 << VALUE[u]
+        self.sweepers = unseen_values & self.captures.sweeping
         players = k.players
         nxt = (k.seat + 1) % players
         held = k.hand_counts[nxt]
@@ -74,15 +79,8 @@ class _Situation:
         return tuple(c for c in table if c not in move.capture)
 
     def leaves_sweep(self, table: tuple[int, ...]) -> bool:
-        if not table:
-            return False
-        # What a card may take depends on its value alone: one card of each value will do.
-        by_value = {VALUE[u]: u for u in self.unseen}
-        for v, card in by_value.items():
-            for taken in capture_options(table, card, self.fifteen, self.aces):
-                if len(taken) == len(table) and not (self.aces == 2 and v == 1):
-                    return True
-        return False
+        key = table_key([VALUE[c] for c in table])
+        return bool(self.captures.tables[key].clears & self.sweepers)
 
     def rival_reply(self, table: tuple[int, ...], last_capturer: int | None) -> float:
         """The expected damage of the rival's best answer, counted in my points."""
@@ -93,11 +91,11 @@ class _Situation:
             if v in best_take:
                 continue
             best: float | None = None
-            for taken in capture_options(table, u, self.fifteen, self.aces):
+            for taken in capture_options(self.captures, table, u):
                 worth = sum(w[c] for c in taken)
                 if self.rival_ends:
                     worth += sum(w[c] for c in table if c not in taken)
-                elif len(taken) == len(table) and not (self.aces == 2 and v == 1):
+                elif self.captures.is_sweep(v, len(taken), len(table), False):
                     worth += SWEEP
                 if best is None or worth > best:
                     best = worth

@@ -22,7 +22,7 @@ holds the two paths to the same moves and the same end, in every variant.
 
 ``legal_moves_us`` is one ``Deal.legal_moves()`` call on positions met in random play;
 ``match_legal_moves_us`` is the same through ``domain.match.legal_moves`` on a stored
-``MatchState`` (which rebuilds the deal and adds the sweep flags). Each figure is the best
+``MatchState`` (which rebuilds the deal first). Each figure is the best
 of three rounds, as timeit does, timed in this process's CPU time: other work on the
 machine then shows less (it still shares caches). The last line is one JSON object with
 every figure.
@@ -76,7 +76,7 @@ def public_deals(seed: int, count: int) -> None:
     for deal in opened_deals(seed, count):
         while not deal.is_over():
             moves = deal.legal_moves()
-            deal.play(*moves[pick(len(moves))])
+            deal.play(moves[pick(len(moves))])
         deal.take_leftovers()
         score_deal(RULES, 1, deal.piles, deal.sweeps, (0, 0))
 
@@ -106,7 +106,7 @@ def positions(seed: int, deals: int) -> list[Deal]:
         while not deal.is_over():
             found.append(deal.clone())
             moves = deal.legal_moves()
-            deal.play(*moves[rng.below(len(moves))])
+            deal.play(moves[rng.below(len(moves))])
     return found
 
 
@@ -118,8 +118,7 @@ def match_states(seed: int, matches: int) -> list[MatchState]:
         while state.status == "active":
             found.append(state)
             moves = legal_moves(state)
-            move = moves[rng.below(len(moves))]
-            state, _ = play(state, state.turn or 0, move.card, move.capture)
+            state, _ = play(state, state.turn or 0, moves[rng.below(len(moves))])
     return found
 
 

@@ -18,6 +18,8 @@ from itertools import combinations, product
 from math import comb
 from typing import NamedTuple
 
+from domain.cards import VALUE
+from domain.moves import Move
 from domain.rules import Rules
 
 Positions = tuple[int, ...]
@@ -170,6 +172,43 @@ class CaptureRules:
         scores a sweep: it takes them all, and it is not the last play nor, under
         ``ace_sweeps: no_point``, an ace."""
         return 0 < taken == on_table and not last_play and (value != ACE or self.ace_may_sweep)
+
+    def captures(
+        self, card: int, table: Sequence[int], values: Sequence[int], key: int
+    ) -> list[Move]:
+        """The captures ``card`` may make from ``table`` (whose values and key are given,
+        as the caller keeps them); empty if it takes nothing."""
+        v = VALUE[card]
+        takes, moves, _ = self.tables[key]
+        return _moves(card, takes[v], moves[v], table, values)
+
+    def legal_moves(
+        self, hand: Sequence[int], table: Sequence[int], values: Sequence[int], key: int
+    ) -> list[Move]:
+        """In hand order, each card's captures or, if it has none, the card laid down."""
+        takes, moves, _ = self.tables[key]
+        found: list[Move] = []
+        for card in hand:
+            v = VALUE[card]
+            if takes[v]:
+                found.extend(_moves(card, takes[v], moves[v], table, values))
+            else:
+                found.append(Move(card))
+        return found
+
+
+def _moves(
+    card: int, takes: tuple[Take, ...], moves: int, table: Sequence[int], values: Sequence[int]
+) -> list[Move]:
+    if not takes:
+        return []
+    if moves == 1 and len(takes[0]) == 1:
+        # The commonest capture: one card, the only one of its value on the table.
+        return [Move(card, (table[values.index(takes[0][0])],))]
+    return [
+        Move(card, tuple(sorted([table[i] for i in p])))
+        for p in capture_positions(values, takes, moves)
+    ]
 
 
 # By (capture fifteen, aces take all): ace_sweeps sweep and no_point share their tables.

@@ -7,19 +7,10 @@ hands and the table keep their order.
 
 from __future__ import annotations
 
-from domain.captures import (
-    WEIGHT,
-    CaptureRules,
-    Positions,
-    capture_positions,
-    capture_rules,
-    is_last_play,
-    table_key,
-)
+from domain.captures import WEIGHT, CaptureRules, capture_rules, is_last_play, table_key
 from domain.cards import VALUE
+from domain.moves import Move
 from domain.rules import Rules
-
-Move = tuple[int, Positions]  # (card, table positions taken)
 
 
 def team_of(seat: int, players: int) -> int:
@@ -112,52 +103,45 @@ class Deal:
         """Three or four kings among the opening table cards void the deal."""
         return self.values.count(10) >= 3
 
-    def options(self, card: int) -> list[Positions]:
-        """The captures ``card`` may make now, as table positions; empty if none."""
-        v = VALUE[card]
-        takes, moves, _ = self.captures.tables[self.key]
-        return capture_positions(self.values, takes[v], moves[v])
+    def options(self, card: int) -> list[Move]:
+        """The captures ``card`` may make now; empty if it takes nothing."""
+        return self.captures.captures(card, self.table, self.values, self.key)
 
     def legal_moves(self) -> list[Move]:
-        takes, moves, _ = self.captures.tables[self.key]
-        values = self.values
-        found: list[Move] = []
-        for card in self.hands[self.turn]:
-            v = VALUE[card]
-            if takes[v]:
-                found.extend([(card, p) for p in capture_positions(values, takes[v], moves[v])])
-            else:
-                found.append((card, ()))
-        return found
+        return self.captures.legal_moves(self.hands[self.turn], self.table, self.values, self.key)
 
     def is_last_play(self) -> bool:
         return is_last_play(len(self.stock) + sum(map(len, self.hands)))
 
-    def is_sweep(self, card: int, where: Positions) -> bool:
+    def is_sweep(self, move: Move) -> bool:
         return self.captures.is_sweep(
-            VALUE[card], len(where), len(self.values), self.is_last_play()
+            VALUE[move.card], len(move.capture), len(self.values), self.is_last_play()
         )
 
-    def play(self, card: int, where: Positions) -> tuple[list[int], bool]:
-        """Play a legal move; returns the cards taken and whether it scored a sweep.
+    def play(self, move: Move) -> tuple[list[int], bool]:
+        """Play a legal move; returns the cards taken, in table order, and whether it
+        scored a sweep.
 
         Deals the next packet when every hand is empty and the stock is not.
         """
+        card, capture = move.card, move.capture
         seat = self.turn
         players = self.players
-        sweep = False
+        sweep = bool(capture) and self.is_sweep(move)
         taken: list[int] = []
-        if where:
-            sweep = self.is_sweep(card, where)
-            table = self.table
-            values = self.values
-            taken = [table[i] for i in where]
-            if len(where) == len(table):
+        self.hands[seat].remove(card)
+        table = self.table
+        values = self.values
+        if capture:
+            if len(capture) == len(table):
+                taken = table[:]
                 table.clear()
                 values.clear()
                 self.key = 0
             else:
-                for i in reversed(where):
+                taken = [c for c in table if c in capture]
+                for c in capture:
+                    i = table.index(c)
                     del table[i]
                     self.key -= WEIGHT[values.pop(i)]
             team = team_of(seat, players)
@@ -167,12 +151,10 @@ class Deal:
             self.last_capturer = team
             if sweep:
                 self.sweeps[team] += 1
-            self.hands[seat].remove(card)
         else:
-            self.hands[seat].remove(card)
             v = VALUE[card]
-            self.table.append(card)
-            self.values.append(v)
+            table.append(card)
+            values.append(v)
             self.key += WEIGHT[v]
         self.turn = nxt = (seat + 1) % players
         if not self.hands[nxt] and self.stock:

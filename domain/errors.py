@@ -38,8 +38,16 @@ class MoveNotationError(ScopaError, ValueError):
         self.text = text
 
 
-class IllegalMove(ScopaError):
-    pass
+class InvalidMove(ScopaError):
+    """A move the engine will not play, for one of the two reasons below."""
+
+
+class IllegalMove(InvalidMove):
+    """No legal move is the one named."""
+
+
+class AmbiguousMove(InvalidMove):
+    """The capture was left out and the card has more than one: the player must say which."""
 
 
 class SeatNotOpen(ScopaError):

@@ -4,7 +4,7 @@
 
     while not deal.is_over():
         moves = deal.legal_moves()
-        deal.play(*moves[pick(len(moves)) if len(moves) > 1 else 0])
+        deal.play(moves[pick(len(moves)) if len(moves) > 1 else 0])
 
 but it never lists the moves: the cached per-table move counts (``TableOptions.moves``)
 tell it which card the index ``pick`` returns falls on, and only that card's captures are

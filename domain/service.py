@@ -26,16 +26,17 @@ from typing import Any, Protocol, TypeVar
 
 import msgspec
 
-from domain.cards import NAME, names
 from domain.errors import (
     IllegalMove,
+    InvalidMove,
     InvalidSetup,
     MatchNotActive,
     NotYourTurn,
     ScopaError,
 )
 from domain.events import EventView, MatchFinished, StoredEvent, for_viewer
-from domain.match import MatchState, Seat, join, legal_moves, new_match, play
+from domain.match import MatchState, Seat, join, legal_moves, new_match, play, resolve
+from domain.moves import Move
 from domain.ports import (
     EventBus,
     Idempotency,
@@ -48,7 +49,7 @@ from domain.ports import (
 from domain.recent import RecentMatches
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
-from domain.views import MatchView, MoveView, match_view, seat_moves
+from domain.views import MatchView, MoveView, match_view, move_view, seat_moves
 
 log = logging.getLogger(__name__)
 
@@ -189,18 +190,14 @@ class Caller:
         return self.record.id
 
 
-class AiMove(msgspec.Struct, frozen=True):
-    card: int
-    capture: tuple[int, ...]
-    reason: str
-
-
 class AiPlayer(Protocol):
     """The AI, wherever it runs (a worker pool in production)."""
 
     levels: tuple[str, ...]
 
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove: ...
+    async def decide(
+        self, state: MatchState, seat: int, level: str, seed: int
+    ) -> tuple[Move, str]: ...
 
 
 def token_hash(token: str) -> str:
@@ -449,15 +446,14 @@ class MatchService:
     ) -> tuple[MatchState, list[StoredEvent]]:
         assert self.ai is not None
         try:
-            move = await self.ai.decide(state, seat, level, _ai_seed(state))
-            return play(state, seat, move.card, move.capture)
+            move, _ = await self.ai.decide(state, seat, level, _ai_seed(state))
+            return play(state, seat, move)
         except (asyncio.CancelledError, VersionConflict):
             raise
         except Exception:
             # A failing AI must not leave the match stuck: log it and play a legal move.
             log.exception("AI %s failed on seat %d; playing the first legal move", level, seat)
-            fallback = legal_moves(state)[0]
-            return play(state, seat, fallback.card, fallback.capture)
+            return play(state, seat, legal_moves(state)[0])
 
     # -- reads ------------------------------------------------------------------------
 
@@ -528,13 +524,9 @@ class MatchService:
             raise MatchNotActive(f"the match is {state.status}")
         if state.turn != caller.seat:
             raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {caller.seat}'s")
-        move = await self.ai.decide(state, caller.seat, level, _ai_seed(state))
-        sweep = any(
-            m.card == move.card and set(m.capture) == set(move.capture)
-            for m in legal_moves(state)
-            if m.sweep
-        )
-        return Hint(NAME[move.card], tuple(names(move.capture)), sweep, level, move.reason)
+        move, reason = await self.ai.decide(state, caller.seat, level, _ai_seed(state))
+        view = move_view(state, move)
+        return Hint(view.card, view.capture, view.sweep, level, reason)
 
     async def lobby(self, limit: int, cursor: str | None) -> Lobby:
         after = _decode_cursor(cursor) if cursor is not None else None
@@ -650,8 +642,8 @@ def _play(
             f"If-Match names version {expected_version}; the match is at version {before.version}"
         )
     try:
-        return play(before, seat, card, capture)
-    except IllegalMove as exc:
+        return play(before, seat, resolve(before, seat, card, capture))
+    except InvalidMove as exc:
         raise MoveRefused(str(exc), seat_moves(before, seat)) from exc
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import msgspec
 
 from domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
-from domain.deal import team_of
-from domain.match import MatchState, legal_moves
+from domain.deal import Deal, team_of
+from domain.match import MatchState, current_deal
+from domain.moves import Move
 from domain.rules import Rules
 from domain.scoring import DealScore
 
@@ -56,11 +57,22 @@ class MatchView(msgspec.Struct, frozen=True):
 
 def seat_moves(state: MatchState, seat: int | None) -> tuple[MoveView, ...]:
     """The seat's legal moves on its turn, in wire form; empty otherwise."""
-    if seat is None or state.turn != seat:
+    if seat is None or state.turn != seat or state.status != "active":
         return ()
-    return tuple(
-        MoveView(NAME[m.card], tuple(names(m.capture)), m.sweep) for m in legal_moves(state)
-    )
+    deal = current_deal(state)
+    return tuple(_move_view(deal, m) for m in deal.legal_moves())
+
+
+def move_view(state: MatchState, move: Move) -> MoveView:
+    """``move`` of the seat to play in wire form, with whether it scores a sweep."""
+    return _move_view(current_deal(state), move)
+
+
+def _move_view(deal: Deal, move: Move) -> MoveView:
+    # The cards taken in table order, as the table and the card_played event show them.
+    taken = move.capture
+    capture = tuple(NAME[c] for c in deal.table if c in taken)
+    return MoveView(NAME[move.card], capture, deal.is_sweep(move))
 
 
 def match_view(match_id: str, state: MatchState, seat: int | None) -> MatchView:

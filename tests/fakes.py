@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from domain.ai import LEVELS
 from domain.events import StoredEvent
 from domain.match import MatchState, legal_moves
+from domain.moves import Move
 from domain.ports import (
     Idempotency,
     IdempotencyConflict,
@@ -21,7 +22,7 @@ from domain.ports import (
     StoredAnswer,
     VersionConflict,
 )
-from domain.service import AiMove, ai_to_play
+from domain.service import ai_to_play
 
 
 class StoreDown(Exception):
@@ -164,8 +165,7 @@ class FirstMoveAi:
     def __init__(self) -> None:
         self.calls = 0
 
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove:
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         assert state.turn == seat
         self.calls += 1
-        move = legal_moves(state)[0]
-        return AiMove(move.card, move.capture, f"{level}: the first legal move")
+        return legal_moves(state)[0], f"{level}: the first legal move"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.captures import CaptureRules, capture_positions, capture_rules, is_last_play, table_key
+from domain.captures import CaptureRules, capture_rules, is_last_play, table_key
 from domain.cards import DECK, VALUE
 from domain.deal import team_of
 from domain.match import MatchState
+from domain.moves import Move
 from domain.rules import Rules
 
 
@@ -48,11 +49,12 @@ class Knowledge(msgspec.Struct, frozen=True):
     def captures(self) -> CaptureRules:
         return capture_rules(self.rules)
 
-
-class Candidate(msgspec.Struct, frozen=True):
-    card: int
-    capture: tuple[int, ...]  # table cards taken, () if the card stays on the table
-    sweep: bool
+    def is_sweep(self, move: Move) -> bool:
+        """Whether ``move`` (this seat's, now) scores a sweep."""
+        last_play = is_last_play(self.deck_count + sum(self.hand_counts))
+        return self.captures.is_sweep(
+            VALUE[move.card], len(move.capture), len(self.table), last_play
+        )
 
 
 def knowledge_of(state: MatchState, seat: int) -> Knowledge:
@@ -73,27 +75,13 @@ def knowledge_of(state: MatchState, seat: int) -> Knowledge:
     )
 
 
-def capture_options(
-    captures: CaptureRules, table: tuple[int, ...], card: int
-) -> list[tuple[int, ...]]:
-    """Each set of table cards ``card`` may take, in table order (empty: it takes nothing)."""
+def captures_from(rules: CaptureRules, table: tuple[int, ...], card: int) -> list[Move]:
+    """The captures ``card`` may make from ``table``; empty if it takes nothing."""
     values = [VALUE[c] for c in table]
-    v = VALUE[card]
-    takes, moves, _ = captures.tables[table_key(values)]
-    return [tuple([table[i] for i in p]) for p in capture_positions(values, takes[v], moves[v])]
+    return rules.captures(card, table, values, table_key(values))
 
 
-def candidates(k: Knowledge) -> list[Candidate]:
+def candidates(k: Knowledge) -> list[Move]:
     """Every legal move of ``k.seat``, in hand order, like ``domain.match.legal_moves``."""
-    captures = k.captures
-    last_play = is_last_play(k.deck_count + sum(k.hand_counts))
-    moves = []
-    for card in k.hand:
-        options = capture_options(captures, k.table, card)
-        if not options:
-            moves.append(Candidate(card, (), False))
-            continue
-        for taken in options:
-            sweep = captures.is_sweep(VALUE[card], len(taken), len(k.table), last_play)
-            moves.append(Candidate(card, taken, sweep))
-    return moves
+    values = [VALUE[c] for c in k.table]
+    return k.captures.legal_moves(k.hand, k.table, values, table_key(values))

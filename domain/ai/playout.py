@@ -17,12 +17,13 @@ from domain.ai.evaluate import SWEEP
 from domain.captures import WEIGHT, Positions, capture_positions
 from domain.cards import VALUE
 from domain.deal import Deal
+from domain.moves import Move
 
 # A sweep left to the next player costs nearly a point; a bit less, as it may not see it.
 SWEEP_RISK = 0.9
 
 
-def policy_move(deal: Deal, weights: Sequence[float]) -> tuple[int, Positions]:
+def policy_move(deal: Deal, weights: Sequence[float]) -> Move:
     seat = deal.turn
     hand = deal.hands[seat]
     table = deal.table
@@ -64,12 +65,12 @@ def policy_move(deal: Deal, weights: Sequence[float]) -> tuple[int, Positions]:
             if score > best_score:
                 best_score = score
                 best = (card, where)
-    return best
+    card, where = best
+    return Move(card, tuple(sorted([table[i] for i in where])))
 
 
 def play_out(deal: Deal, weights: Sequence[float]) -> None:
     """Play ``deal`` to its end with the policy and hand out the leftovers."""
     while not deal.is_over():
-        card, where = policy_move(deal, weights)
-        deal.play(card, where)
+        deal.play(policy_move(deal, weights))
     deal.take_leftovers()

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from domain.events import StoredEvent
-from domain.match import legal_moves, play
+from domain.match import play
+from domain.moves import Move
 from domain.rules import make_rules
 from tests.unit import reference
 from tests.unit.transcripts import FOLDER, SPECS, choose, dump, policy_rng, record, setup, summary
@@ -50,12 +51,11 @@ def test_a_transcript_replays_to_the_same_deals_scores_and_winner(path: Path) ->
     for card, capture in moves_of(transcript):
         assert state.status == "active"
         assert state.turn is not None
-        chosen = choose(transcript["policy"], legal_moves(state), rng)
-        assert (chosen.card, set(chosen.capture)) == (
-            reference.ALL_CARDS.index(card),
-            {reference.ALL_CARDS.index(c) for c in capture},
+        chosen = choose(transcript["policy"], state, rng)
+        assert chosen == Move.of(
+            reference.ALL_CARDS.index(card), [reference.ALL_CARDS.index(c) for c in capture]
         )
-        state, events = play(state, state.turn, chosen.card, chosen.capture)
+        state, events = play(state, state.turn, chosen)
         log += events
     assert state.status == "finished"
     assert summary(log, transcript["players"]) == transcript["deals"]

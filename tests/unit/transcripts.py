@@ -26,7 +26,8 @@ from domain.events import (
     Redeal,
     StoredEvent,
 )
-from domain.match import LegalMove, MatchState, legal_moves, new_match, play
+from domain.match import MatchState, is_sweep, legal_moves, new_match, play
+from domain.moves import Move
 from domain.rng import SplitMix64
 from domain.rules import make_rules
 from tests.unit.build import deck_for, humans
@@ -56,11 +57,14 @@ SPECS: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 
-def choose(policy: str, moves: list[LegalMove], rng: SplitMix64 | None) -> LegalMove:
+def choose(policy: str, state: MatchState, rng: SplitMix64 | None) -> Move:
     """``greedy``: the move taking most cards, a sweep first, then the lowest card and
     capture; ``random:N``: uniform over the moves in that same order, from SplitMix64(N).
     Neither depends on the order legal_moves lists the moves in."""
-    ordered = sorted(moves, key=lambda m: (-len(m.capture), not m.sweep, m.card, sorted(m.capture)))
+    moves = legal_moves(state)
+    ordered = sorted(
+        moves, key=lambda m: (-len(m.capture), not is_sweep(state, m), m.card, m.capture)
+    )
     if policy == "greedy":
         return ordered[0]
     assert rng is not None
@@ -120,8 +124,7 @@ def record(spec: dict[str, Any]) -> dict[str, Any]:
     rng = policy_rng(spec["policy"])
     while state.status == "active":
         assert state.turn is not None
-        move = choose(spec["policy"], legal_moves(state), rng)
-        state, new = play(state, state.turn, move.card, move.capture)
+        state, new = play(state, state.turn, choose(spec["policy"], state, rng))
         events += new
     return {
         **spec,

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from domain.cards import NAME, names
 from domain.events import StoredEvent
 from domain.match import play
 from domain.moves import Move
@@ -28,13 +29,8 @@ def load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def moves_of(transcript: dict[str, Any]) -> list[tuple[str, frozenset[str]]]:
-    found = []
-    for deal in transcript["deals"]:
-        for text in deal["moves"].split():
-            card, _, capture = text.partition(":")
-            found.append((card, frozenset(capture.split("+")) if capture else frozenset()))
-    return found
+def moves_of(transcript: dict[str, Any]) -> list[Move]:
+    return [Move.parse(text) for deal in transcript["deals"] for text in deal["moves"].split()]
 
 
 def test_there_is_one_file_per_spec() -> None:
@@ -48,13 +44,11 @@ def test_a_transcript_replays_to_the_same_deals_scores_and_winner(path: Path) ->
     state, events = setup(transcript)
     rng = policy_rng(transcript["policy"])
     log: list[StoredEvent] = list(events)
-    for card, capture in moves_of(transcript):
+    for move in moves_of(transcript):
         assert state.status == "active"
         assert state.turn is not None
         chosen = choose(transcript["policy"], state, rng)
-        assert chosen == Move.of(
-            reference.ALL_CARDS.index(card), [reference.ALL_CARDS.index(c) for c in capture]
-        )
+        assert chosen == move
         state, events = play(state, state.turn, chosen)
         log += events
     assert state.status == "finished"
@@ -80,7 +74,8 @@ def test_the_reference_model_agrees_with_every_transcript(path: Path) -> None:
         assert " ".join(model.deal.table) == deal["table"]
         assert len(model.redeals) == sum(d["redeals"] for d in transcript["deals"][: n + 1])
         while len(model.deal_scores) == n:
-            card, taken = next(moves)
+            move = next(moves)
+            card, taken = NAME[move.card], frozenset(names(move.capture))
             assert (card, taken) in {(c, t) for c, t, _ in model.deal.moves()}
             model.play(card, taken)
         piles = model.scored_piles[n]

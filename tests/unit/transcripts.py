@@ -1,5 +1,6 @@
 """Saved whole matches (tests/transcripts/*.json), perft-style: the setup, every move a
-fixed policy chose, and what each deal scored. ``test_engine_transcripts.py`` replays them.
+fixed policy chose (in the moves' text form, ``7D:3C+4H``), and what each deal scored.
+``test_engine_transcripts.py`` replays them.
 
 Regenerate (only when a rule change is meant to change them) with
 
@@ -16,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from domain.cards import names, parse_cards
+from domain.cards import NAME, names, parse_cards
 from domain.deal import team_of
 from domain.events import (
     CardPlayed,
@@ -98,7 +99,8 @@ def summary(events: list[StoredEvent], players: int) -> list[dict[str, Any]]:
             deals.append(deal)
             redeals = 0
         elif isinstance(event, CardPlayed):
-            moves.append(event.card + (":" + "+".join(event.capture) if event.capture else ""))
+            move = Move.of(NAME.index(event.card), [NAME.index(c) for c in event.capture])
+            moves.append(str(move))
             if event.capture:
                 piles[team_of(event.seat, players)] += [*event.capture, event.card]
         elif isinstance(event, LeftoversTaken):

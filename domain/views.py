@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
-from domain.deal import Deal, team_of
-from domain.match import MatchState, current_deal
+from domain.deal import team_of
+from domain.match import MatchState, current_deal, is_sweep
 from domain.moves import Move
 from domain.rules import Rules
 from domain.scoring import DealScore
@@ -60,19 +62,18 @@ def seat_moves(state: MatchState, seat: int | None) -> tuple[MoveView, ...]:
     if seat is None or state.turn != seat or state.status != "active":
         return ()
     deal = current_deal(state)
-    return tuple(_move_view(deal, m) for m in deal.legal_moves())
+    return tuple(_move_view(deal.table, m, deal.is_sweep(m)) for m in deal.legal_moves())
 
 
 def move_view(state: MatchState, move: Move) -> MoveView:
     """``move`` of the seat to play in wire form, with whether it scores a sweep."""
-    return _move_view(current_deal(state), move)
+    return _move_view(state.table, move, is_sweep(state, move))
 
 
-def _move_view(deal: Deal, move: Move) -> MoveView:
+def _move_view(table: Sequence[int], move: Move, sweep: bool) -> MoveView:
     # The cards taken in table order, as the table and the card_played event show them.
     taken = move.capture
-    capture = tuple(NAME[c] for c in deal.table if c in taken)
-    return MoveView(NAME[move.card], capture, deal.is_sweep(move))
+    return MoveView(NAME[move.card], tuple(NAME[c] for c in table if c in taken), sweep)
 
 
 def match_view(match_id: str, state: MatchState, seat: int | None) -> MatchView:

@@ -112,8 +112,8 @@ class OptionsCache(dict[int, TableOptions]):
         counts = _counts(key)
         takes = _takes(counts, self.fifteen, self.aces_take_all)
         moves = tuple(max(1, sum(_choices(counts, t) for t in by_value)) for by_value in takes)
-        on_table = sum(counts)
-        clears = sum(1 << v for v in range(1, 11) if any(len(t) == on_table for t in takes[v]))
+        whole = tuple(v for v in range(1, 11) for _ in range(counts[v]))
+        clears = sum(1 << v for v in range(1, 11) if whole in takes[v])
         found = self[key] = TableOptions(takes, moves, clears)
         return found
 

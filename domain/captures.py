@@ -9,6 +9,8 @@ count per value (``WEIGHT[v]``), kept up to date as cards come and go. For one v
 them into the table positions they can mean (two 2s on the table make two different
 moves). ``moves[v]`` counts those, so a playout can draw a move without listing them all,
 and ``clears`` has bit ``v`` set when a card of value ``v`` takes the whole table.
+``CaptureRules.legal_moves`` lists a hand's moves from them, for ``Deal`` and the AI's
+``candidates`` alike.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from msgspec import UNSET
 from api.schemas import InvalidParam, Problem
 from domain.errors import (
     CardNotationError,
-    IllegalMove,
+    InvalidMove,
     InvalidSetup,
     MatchNotActive,
     NoSuchSeat,
@@ -81,7 +81,7 @@ BUSY = Kind("busy", 503, "The match is changing too fast; try again")
 UNAVAILABLE = Kind("database-unavailable", 503, "The database does not answer; try again")
 INTERNAL = Kind("internal-error", 500, "The server failed")
 
-# Most specific first: MoveRefused before IllegalMove and so on.
+# Most specific first: MoveRefused before InvalidMove and so on.
 _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (MatchNotFound, NOT_FOUND),
     (NoSuchSeat, NO_SUCH_SEAT),
@@ -91,7 +91,7 @@ _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (NotYourTurn, NOT_YOUR_TURN),
     (SeatNotOpen, SEAT_NOT_OPEN),
     (StaleVersion, STALE_VERSION),
-    (IllegalMove, ILLEGAL_MOVE),
+    (InvalidMove, ILLEGAL_MOVE),  # illegal or ambiguous
     (IdempotencyKeyReused, KEY_REUSED),
     (IdempotencyKeyInFlight, KEY_IN_FLIGHT),
     (UnknownLevel, UNKNOWN_LEVEL),

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from domain.ai import Level
 from domain.cards import parse_cards
 from domain.match import Seat
 from domain.views import MoveView
@@ -25,7 +26,6 @@ Card = Annotated[
     str,
     Meta(pattern=CARD_PATTERN, description="rank A 2-7 J Q K, then suit C D H S", examples=["7D"]),
 ]
-Level = Literal["easy", "medium", "hard", "expert"]
 
 
 class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True):

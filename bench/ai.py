@@ -33,8 +33,8 @@ def positions(seed: int, wanted: int) -> list[MatchState]:
         while state.status == "active":
             found.append(state)
             assert state.turn is not None
-            d = decide(state, state.turn, "hard", len(found))
-            state, _ = play(state, state.turn, d.card, d.capture)
+            move, _ = decide(state, state.turn, "hard", len(found))
+            state, _ = play(state, state.turn, move)
         match += 1
     step = len(found) / wanted
     return [found[int(i * step)] for i in range(wanted)]

@@ -12,9 +12,17 @@ figures, since they serve different callers:
 - ``public_deals_per_s``: the plain loop over ``Deal.legal_moves()`` and ``Deal.play()``,
   scored by ``score_deal``, as the match flow uses them.
 
+The fast path is not a second engine. It never lists the moves, but what a card may take
+(the ace taking the whole table included), the positions a capture means and whether it
+scores a sweep all come from the same place as ``Deal``'s: the capture tables and sweep
+rule of ``domain/captures.py``. Only the commonest capture (one card, the only one of its
+value on the table) is spelled out inline, and
+``tests/unit/test_engine_properties.py::test_play_out_makes_the_moves_of_the_public_loop``
+holds the two paths to the same moves and the same end, in every variant.
+
 ``legal_moves_us`` is one ``Deal.legal_moves()`` call on positions met in random play;
 ``match_legal_moves_us`` is the same through ``domain.match.legal_moves`` on a stored
-``MatchState`` (which rebuilds the deal and adds the sweep flags). Each figure is the best
+``MatchState`` (which rebuilds the deal first). Each figure is the best
 of three rounds, as timeit does, timed in this process's CPU time: other work on the
 machine then shows less (it still shares caches). The last line is one JSON object with
 every figure.
@@ -40,6 +48,10 @@ from domain.scoring import deal_points, score_deal
 
 RULES = make_rules()
 ROUNDS = 3
+ONE_IMPLEMENTATION = (
+    "one rules core: play_out reads Deal's capture tables and sweep rule (domain/captures.py);"
+    " a test holds it to legal_moves + play"
+)
 
 
 def opened_deals(seed: int, count: int) -> Iterator[Deal]:
@@ -64,7 +76,7 @@ def public_deals(seed: int, count: int) -> None:
     for deal in opened_deals(seed, count):
         while not deal.is_over():
             moves = deal.legal_moves()
-            deal.play(*moves[pick(len(moves))])
+            deal.play(moves[pick(len(moves))])
         deal.take_leftovers()
         score_deal(RULES, 1, deal.piles, deal.sweeps, (0, 0))
 
@@ -94,7 +106,7 @@ def positions(seed: int, deals: int) -> list[Deal]:
         while not deal.is_over():
             found.append(deal.clone())
             moves = deal.legal_moves()
-            deal.play(*moves[rng.below(len(moves))])
+            deal.play(moves[rng.below(len(moves))])
     return found
 
 
@@ -106,8 +118,7 @@ def match_states(seed: int, matches: int) -> list[MatchState]:
         while state.status == "active":
             found.append(state)
             moves = legal_moves(state)
-            move = moves[rng.below(len(moves))]
-            state, _ = play(state, state.turn or 0, move.card, move.capture)
+            state, _ = play(state, state.turn or 0, moves[rng.below(len(moves))])
     return found
 
 
@@ -129,6 +140,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20240601)
     args = parser.parse_args()
 
+    print(ONE_IMPLEMENTATION)
     fast = per_second(fast_deals, args.seed, args.seconds)
     print(f"fast playout (play_out + deal_points): {fast:,.0f} deals/s")
     public = per_second(public_deals, args.seed, args.seconds)

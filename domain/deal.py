@@ -1,21 +1,16 @@
 """One deal in play: the fast, mutable core the match, the AI and the benchmarks share.
 
 Everything here trusts its caller (moves come from ``legal_moves``); validation and events
-live in ``match.py``. Cards are ints, hands and the table keep their order.
+live in ``match.py``, the capture and sweep rules in ``captures.py``. Cards are ints,
+hands and the table keep their order.
 """
 
 from __future__ import annotations
 
-from domain.captures import OPTIONS, WEIGHT, Positions, Take, positions, table_key
+from domain.captures import WEIGHT, CaptureRules, capture_rules, is_last_play, table_key
 from domain.cards import VALUE
+from domain.moves import Move
 from domain.rules import Rules
-
-Move = tuple[int, Positions]  # (card, table positions taken)
-
-
-def deal_order(dealer: int, players: int, hand_size: int) -> list[int]:
-    """The seat that receives each of the next ``players * hand_size`` cards."""
-    return [(dealer + 1 + j) % players for j in range(players * hand_size)]
 
 
 def team_of(seat: int, players: int) -> int:
@@ -26,8 +21,7 @@ class Deal:
     __slots__ = (
         "players",
         "hand_size",
-        "fifteen",
-        "ace_mode",
+        "captures",
         "dealer",
         "turn",
         "hands",
@@ -55,9 +49,7 @@ class Deal:
     ) -> None:
         self.players = players
         self.hand_size = rules.hand_size
-        self.fifteen = rules.capture == "fifteen"
-        # 0: aces are ordinary; 1: ace sweeps score; 2: no capture by an ace scores a sweep.
-        self.ace_mode = ("off", "sweep", "no_point").index(rules.ace_sweeps)
+        self.captures: CaptureRules = capture_rules(rules)
         self.dealer = dealer
         self.turn = turn
         self.hands = hands
@@ -94,8 +86,7 @@ class Deal:
         other = Deal.__new__(Deal)
         other.players = self.players
         other.hand_size = self.hand_size
-        other.fifteen = self.fifteen
-        other.ace_mode = self.ace_mode
+        other.captures = self.captures
         other.dealer = self.dealer
         other.turn = self.turn
         other.hands = [h[:] for h in self.hands]
@@ -112,90 +103,58 @@ class Deal:
         """Three or four kings among the opening table cards void the deal."""
         return self.values.count(10) >= 3
 
-    def options(self, card: int) -> list[Positions]:
-        """The captures ``card`` may make now, as table positions; empty if none."""
-        v = VALUE[card]
-        takes, moves = OPTIONS[self.fifteen][self.key]
-        return self._options(v, takes[v], moves[v])
-
-    def _options(self, v: int, takes: tuple[Take, ...], moves: int) -> list[Positions]:
-        values = self.values
-        if v == 1 and self.ace_mode and values and 1 not in values:
-            return [tuple(range(len(values)))]
-        if not takes:
-            return []
-        if moves == 1:
-            # One choice means every table card of the values taken goes: no positions walk.
-            take = takes[0]
-            if len(take) == 1:
-                return [(values.index(take[0]),)]
-            return [tuple([i for i, x in enumerate(values) if x in take])]
-        return [p for take in takes for p in positions(values, take)]
+    def options(self, card: int) -> list[Move]:
+        """The captures ``card`` may make now; empty if it takes nothing."""
+        return self.captures.captures(card, self.table, self.values, self.key)
 
     def legal_moves(self) -> list[Move]:
-        takes, moves = OPTIONS[self.fifteen][self.key]
-        found: list[Move] = []
-        for card in self.hands[self.turn]:
-            v = VALUE[card]
-            # Without a take an ace may still sweep the table; any other card just stays.
-            if takes[v] or v == 1:
-                options = self._options(v, takes[v], moves[v])
-                if options:
-                    found.extend([(card, p) for p in options])
-                    continue
-            found.append((card, ()))
-        return found
+        return self.captures.legal_moves(self.hands[self.turn], self.table, self.values, self.key)
 
     def is_last_play(self) -> bool:
-        return (
-            not self.stock
-            and len(self.hands[self.turn]) == 1
-            and not self.hands[(self.turn + 1) % self.players]
+        return is_last_play(len(self.stock) + sum(map(len, self.hands)))
+
+    def is_sweep(self, move: Move) -> bool:
+        return self.captures.is_sweep(
+            VALUE[move.card], len(move.capture), len(self.values), self.is_last_play()
         )
 
-    def is_sweep(self, card: int, where: Positions) -> bool:
-        return (
-            len(where) == len(self.values)
-            and bool(where)
-            and not (self.ace_mode == 2 and VALUE[card] == 1)
-            and not self.is_last_play()
-        )
-
-    def play(self, card: int, where: Positions) -> tuple[list[int], bool]:
-        """Play a legal move; returns the cards taken and whether it scored a sweep.
+    def play(self, move: Move) -> tuple[list[int], bool]:
+        """Play a legal move; returns the cards taken, in table order, and whether it
+        scored a sweep.
 
         Deals the next packet when every hand is empty and the stock is not.
         """
+        card, capture = move.card, move.capture
         seat = self.turn
         players = self.players
-        sweep = False
+        sweep = bool(capture) and self.is_sweep(move)
         taken: list[int] = []
-        if where:
-            sweep = self.is_sweep(card, where)
-            table = self.table
-            values = self.values
-            taken = [table[i] for i in where]
-            if len(where) == len(table):
+        self.hands[seat].remove(card)
+        table = self.table
+        values = self.values
+        if capture:
+            if len(capture) == len(table):
+                taken = table[:]
                 table.clear()
                 values.clear()
                 self.key = 0
             else:
-                for i in reversed(where):
+                taken = [c for c in table if c in capture]
+                for c in capture:
+                    i = table.index(c)
                     del table[i]
                     self.key -= WEIGHT[values.pop(i)]
-            team = seat % 2 if players == 4 else seat
+            team = team_of(seat, players)
             pile = self.piles[team]
             pile.extend(taken)
             pile.append(card)
             self.last_capturer = team
             if sweep:
                 self.sweeps[team] += 1
-            self.hands[seat].remove(card)
         else:
-            self.hands[seat].remove(card)
             v = VALUE[card]
-            self.table.append(card)
-            self.values.append(v)
+            table.append(card)
+            values.append(v)
             self.key += WEIGHT[v]
         self.turn = nxt = (seat + 1) % players
         if not self.hands[nxt] and self.stock:

@@ -29,8 +29,25 @@ class NotYourTurn(ScopaError):
     pass
 
 
-class IllegalMove(ScopaError):
-    pass
+class MoveNotationError(ScopaError, ValueError):
+    def __init__(self, text: object) -> None:
+        super().__init__(
+            f"{text!r} is not a move: the card, a colon, the cards taken joined by +"
+            " (7D:3C+4H; 7D: lays the card down)"
+        )
+        self.text = text
+
+
+class InvalidMove(ScopaError):
+    """A move the engine will not play, for one of the two reasons below."""
+
+
+class IllegalMove(InvalidMove):
+    """No legal move is the one named."""
+
+
+class AmbiguousMove(InvalidMove):
+    """The capture was left out and the card has more than one: the player must say which."""
 
 
 class SeatNotOpen(ScopaError):

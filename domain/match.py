@@ -14,8 +14,9 @@ from typing import Literal
 import msgspec
 
 from domain.cards import DECK, NAME, names
-from domain.deal import Deal, team_of
+from domain.deal import Deal
 from domain.errors import (
+    AmbiguousMove,
     IllegalMove,
     InvalidSetup,
     MatchNotActive,
@@ -34,24 +35,18 @@ from domain.events import (
     SeatJoined,
     StoredEvent,
 )
+from domain.moves import Move
 from domain.rng import SplitMix64
 from domain.rules import Rules
 from domain.scoring import DealScore, score_deal, winner
 
 SeatKind = Literal["human", "open", "ai"]
 Status = Literal["waiting", "active", "finished"]
-LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
 
 
 class Seat(msgspec.Struct, frozen=True):
     kind: SeatKind
     level: str | None = None
-
-
-class LegalMove(msgspec.Struct, frozen=True):
-    card: int
-    capture: tuple[int, ...]
-    sweep: bool
 
 
 class MatchState(msgspec.Struct, frozen=True):
@@ -150,35 +145,35 @@ def current_deal(state: MatchState) -> Deal:
     )
 
 
-def legal_moves(state: MatchState) -> list[LegalMove]:
-    """Every distinct (card, cards taken) choice of the seat to play, with its sweep flag."""
+def legal_moves(state: MatchState) -> list[Move]:
+    """Every distinct (card, cards taken) choice of the seat to play."""
     if state.status != "active":
         return []
-    deal = current_deal(state)
-    table = deal.table
-    return [
-        LegalMove(card, tuple(table[i] for i in pos), deal.is_sweep(card, pos))
-        for card, pos in deal.legal_moves()
-    ]
+    return current_deal(state).legal_moves()
 
 
-def play(
-    state: MatchState, seat: int, card: int, capture: Sequence[int] | None = None
-) -> tuple[MatchState, list[StoredEvent]]:
-    """Play ``card`` for ``seat``; ``capture`` None lets the only legal choice stand."""
-    if state.status != "active":
-        raise MatchNotActive(f"the match is {state.status}")
-    if seat != state.turn:
-        raise NotYourTurn(f"it is seat {state.turn}'s turn")
-    deal = current_deal(state)
-    if card not in deal.hands[seat]:
-        raise IllegalMove(f"{NAME[card]} is not in your hand")
-    positions = _choose_capture(deal, card, capture)
+def is_sweep(state: MatchState, move: Move) -> bool:
+    """Whether ``move``, played now, scores a sweep."""
+    return current_deal(state).is_sweep(move)
+
+
+def resolve(state: MatchState, seat: int, card: int, capture: Sequence[int] | None) -> Move:
+    """The move ``seat`` names by ``card`` and ``capture``; ``capture`` None lets the only
+    legal choice stand (AmbiguousMove if there are several, IllegalMove if it is not legal)."""
+    return _legal(_deal_for(state, seat), card, capture)
+
+
+def play(state: MatchState, seat: int, move: Move) -> tuple[MatchState, list[StoredEvent]]:
+    """Play ``move`` for ``seat``, refusing it (IllegalMove) unless it is a legal move."""
+    deal = _deal_for(state, seat)
+    move = _legal(deal, move.card, move.capture)
     stock_before = len(deal.stock)
-    taken, sweep = deal.play(card, positions)
+    taken, sweep = deal.play(move)
     seq = state.seq + 1
     events: list[StoredEvent] = [
-        CardPlayed(seq=seq, seat=seat, card=NAME[card], capture=tuple(names(taken)), sweep=sweep)
+        CardPlayed(
+            seq=seq, seat=seat, card=NAME[move.card], capture=tuple(names(taken)), sweep=sweep
+        )
     ]
     if len(deal.stock) < stock_before:
         seq += 1
@@ -195,27 +190,37 @@ def play(
     return state, events
 
 
-def _choose_capture(deal: Deal, card: int, capture: Sequence[int] | None) -> tuple[int, ...]:
+def _deal_for(state: MatchState, seat: int) -> Deal:
+    if state.status != "active":
+        raise MatchNotActive(f"the match is {state.status}")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    return current_deal(state)
+
+
+def _legal(deal: Deal, card: int, capture: Sequence[int] | None) -> Move:
+    if card not in deal.hands[deal.turn]:
+        raise IllegalMove(f"{NAME[card]} is not in your hand")
     options = deal.options(card)
-    table = deal.table
     if capture is None:
         if len(options) > 1:
-            choices = " or ".join("+".join(NAME[table[i]] for i in pos) for pos in options)
-            raise IllegalMove(f"{NAME[card]} can take {choices}: say which in capture")
-        return options[0] if options else ()
+            # Named in table order, as the player sees the table.
+            table = deal.table
+            choices = " or ".join(
+                "+".join(NAME[c] for c in table if c in m.capture) for m in options
+            )
+            raise AmbiguousMove(f"{NAME[card]} can take {choices}: say which in capture")
+        return options[0] if options else Move(card)
     if len(set(capture)) != len(capture):
         raise IllegalMove("a card is listed twice in capture")
-    wanted = set(capture)
-    for pos in options:
-        if len(pos) == len(wanted) and {table[i] for i in pos} == wanted:
-            return pos
-    if not wanted and not options:
-        return ()
+    move = Move.of(card, capture)
+    if move in options or not (capture or options):
+        return move
     if not options:
         raise IllegalMove(f"{NAME[card]} can take nothing: capture must be empty")
-    if not wanted:
+    if not capture:
         raise IllegalMove(f"{NAME[card]} must take when it can: taking is compulsory")
-    absent = [NAME[c] for c in capture if c not in table]
+    absent = [NAME[c] for c in capture if c not in deal.table]
     if absent:
         raise IllegalMove(f"{', '.join(absent)} not on the table")
     raise IllegalMove(f"{NAME[card]} cannot take {'+'.join(NAME[c] for c in capture)}")
@@ -309,13 +314,9 @@ def replay(initial: MatchState, events: Sequence[StoredEvent]) -> MatchState:
         if isinstance(event, SeatJoined):
             state, _ = join(state, event.seat)
         elif isinstance(event, CardPlayed):
-            card = NAME.index(event.card)
-            state, _ = play(state, event.seat, card, [NAME.index(c) for c in event.capture])
+            move = Move.of(NAME.index(event.card), [NAME.index(c) for c in event.capture])
+            state, _ = play(state, event.seat, move)
     return state
-
-
-def team_of_seat(state: MatchState, seat: int) -> int:
-    return team_of(seat, state.players)
 
 
 def ai_to_play(state: MatchState) -> int | None:

@@ -4,20 +4,27 @@
 
     while not deal.is_over():
         moves = deal.legal_moves()
-        deal.play(*moves[pick(len(moves)) if len(moves) > 1 else 0])
+        deal.play(moves[pick(len(moves)) if len(moves) > 1 else 0])
 
-but it never lists the moves: the cached per-table move counts (``table_options``) tell it
-which card the index ``pick`` returns falls on, and only that card's captures are spelled
-out as table positions. The deal ends in exactly the state the loop leaves it in.
+but it never lists the moves: the cached per-table move counts (``TableOptions.moves``)
+tell it which card the index ``pick`` returns falls on, and only that card's captures are
+spelled out as table positions. The deal ends in exactly the state the loop leaves it in
+(``tests/unit/test_engine_properties.py`` holds the two equal in every variant).
+
+It is the same implementation of the rules, not a copy: what a card may take, the ace
+taking the whole table included, comes from the deal's capture tables
+(``deal.captures.tables``), positions from ``capture_positions`` and whether a capture
+scores from ``CaptureRules.is_sweep``; only the commonest capture (one card, the only one
+of its value on the table) is spelled out here, for speed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from domain.captures import OPTIONS, WEIGHT, positions
+from domain.captures import WEIGHT, capture_positions, is_last_play
 from domain.cards import VALUE
-from domain.deal import Deal
+from domain.deal import Deal, team_of
 
 Pick = Callable[[int], int]  # given n >= 2 moves, the index of the one to play, 0..n-1
 
@@ -27,11 +34,10 @@ def play_out(deal: Deal, pick: Pick) -> None:
 
     ``pick`` is asked only when there is a choice (n >= 2). Call ``take_leftovers`` after.
     """
-    options = OPTIONS[deal.fifteen]
-    aces_take_all = deal.ace_mode != 0
-    ace_never_sweeps = deal.ace_mode == 2
+    captures = deal.captures
+    tables = captures.tables
     players = deal.players
-    team_of_seat = [seat % 2 if players == 4 else seat for seat in range(players)]
+    teams = [team_of(seat, players) for seat in range(players)]
     packet = players * deal.hand_size
     first = deal.dealer + 1
     hands = deal.hands
@@ -48,7 +54,7 @@ def play_out(deal: Deal, pick: Pick) -> None:
     weight = WEIGHT
     while left:
         hand = hands[turn]
-        takes, moves = options[key]
+        takes, moves, _ = tables[key]
         if len(hand) == 1:
             card = hand[0]
             v = value[card]
@@ -71,39 +77,27 @@ def play_out(deal: Deal, pick: Pick) -> None:
             v = value[card]
         hand.remove(card)
         by_value = takes[v]
-        # The ace rule reads "a table with no ace" off the key: aces count in its low 3 bits.
-        ace_takes_all = v == 1 and aces_take_all and key and not key & 7
-        if by_value or ace_takes_all:
-            team = team_of_seat[turn]
+        if by_value:
+            team = teams[turn]
             pile = piles[team]
-            if ace_takes_all or len(by_value[0]) == len(values):
-                whole = True
-            elif moves[v] == 1 and len(by_value[0]) == 1:
-                # The commonest capture: one card, the only one of its value on the table.
-                j = values.index(by_value[0][0])
-                pile.append(table.pop(j))
-                key -= weight[values.pop(j)]
-                whole = False
-            else:
-                if moves[v] == 1:
-                    # One choice: every table card of the values taken goes.
-                    take = by_value[0]
-                    where = tuple([j for j, x in enumerate(values) if x in take])
-                else:
-                    where = [p for take in by_value for p in positions(values, take)][i]
-                whole = len(where) == len(values)
-                if not whole:
-                    pile.extend([table[j] for j in where])
-                    for j in reversed(where):
-                        del table[j]
-                        key -= weight[values.pop(j)]
-            if whole:
-                if left > 1 and not (ace_never_sweeps and v == 1):
+            if len(by_value[0]) == len(values):
+                if captures.is_sweep(v, len(values), len(values), is_last_play(left)):
                     sweeps[team] += 1
                 pile.extend(table)
                 table.clear()
                 values.clear()
                 key = 0
+            elif moves[v] == 1 and len(by_value[0]) == 1:
+                # The commonest capture: one card, the only one of its value on the table.
+                j = values.index(by_value[0][0])
+                pile.append(table.pop(j))
+                key -= weight[values.pop(j)]
+            else:
+                where = capture_positions(values, by_value, moves[v])[i]
+                pile.extend([table[j] for j in where])
+                for j in reversed(where):
+                    del table[j]
+                    key -= weight[values.pop(j)]
             pile.append(card)
             last_capturer = team
         else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import msgspec
@@ -9,7 +10,8 @@ from msgspec import Meta
 
 from domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
 from domain.deal import team_of
-from domain.match import MatchState, SeatKind, Status, legal_moves
+from domain.match import MatchState, SeatKind, Status, current_deal, is_sweep
+from domain.moves import Move
 from domain.rules import Rules
 from domain.scoring import DealScore
 
@@ -144,11 +146,21 @@ class MatchView(msgspec.Struct, frozen=True):
 
 def seat_moves(state: MatchState, seat: int | None) -> tuple[MoveView, ...]:
     """The seat's legal moves on its turn, in wire form; empty otherwise."""
-    if seat is None or state.turn != seat:
+    if seat is None or state.turn != seat or state.status != "active":
         return ()
-    return tuple(
-        MoveView(NAME[m.card], tuple(names(m.capture)), m.sweep) for m in legal_moves(state)
-    )
+    deal = current_deal(state)
+    return tuple(_move_view(deal.table, m, deal.is_sweep(m)) for m in deal.legal_moves())
+
+
+def move_view(state: MatchState, move: Move) -> MoveView:
+    """``move`` of the seat to play in wire form, with whether it scores a sweep."""
+    return _move_view(state.table, move, is_sweep(state, move))
+
+
+def _move_view(table: Sequence[int], move: Move, sweep: bool) -> MoveView:
+    # The cards taken in table order, as the table and the card_played event show them.
+    taken = move.capture
+    return MoveView(NAME[move.card], tuple(NAME[c] for c in table if c in taken), sweep)
 
 
 def match_view(match_id: str, state: MatchState, seat: int | None) -> MatchView:

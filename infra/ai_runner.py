@@ -15,9 +15,9 @@ import multiprocessing
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
-from domain.ai import LEVELS, Decision, decide
+from domain.ai import LEVELS, decide
 from domain.match import MatchState
-from service.ports import AiMove
+from domain.moves import Move
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +26,7 @@ SWEEP_SECONDS = 5.0
 
 def _decide(
     state: MatchState, seat: int, level: str, seed: int, budget_ms: float
-) -> Decision:  # runs in a worker: module level, so it pickles
+) -> tuple[Move, str]:  # runs in a worker: module level, so it pickles
     return decide(state, seat, level, seed, budget_ms=budget_ms)
 
 
@@ -57,12 +57,11 @@ class PooledAi:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self.executor, _ready)
 
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove:
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         loop = asyncio.get_running_loop()
-        decision = await loop.run_in_executor(
+        return await loop.run_in_executor(
             self.executor, _decide, state, seat, level, seed, self.budget_ms
         )
-        return AiMove(decision.card, decision.capture, decision.reason)
 
 
 class AiRunner:

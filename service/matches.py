@@ -21,13 +21,21 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
-from domain.cards import NAME, names
-from domain.errors import IllegalMove, InvalidSetup, MatchNotActive, NotYourTurn
+from domain.errors import InvalidMove, InvalidSetup, MatchNotActive, NotYourTurn
 from domain.events import EventView, StoredEvent
-from domain.match import MatchState, Seat, ai_to_play, join, legal_moves, new_match, play
+from domain.match import (
+    MatchState,
+    Seat,
+    ai_to_play,
+    join,
+    legal_moves,
+    new_match,
+    play,
+    resolve,
+)
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
-from domain.views import MatchView, match_view, seat_moves
+from domain.views import MatchView, match_view, move_view, seat_moves
 from service.errors import (
     Busy,
     InvalidToken,
@@ -374,15 +382,14 @@ class MatchService:
     ) -> tuple[MatchState, list[StoredEvent]]:
         assert self.ai is not None
         try:
-            move = await self.ai.decide(state, seat, level, _ai_seed(state))
-            return play(state, seat, move.card, move.capture)
+            move, _ = await self.ai.decide(state, seat, level, _ai_seed(state))
+            return play(state, seat, move)
         except (asyncio.CancelledError, VersionConflict):
             raise
         except Exception:
             # A failing AI must not leave the match stuck: log it and play a legal move.
             log.exception("AI %s failed on seat %d; playing the first legal move", level, seat)
-            fallback = legal_moves(state)[0]
-            return play(state, seat, fallback.card, fallback.capture)
+            return play(state, seat, legal_moves(state)[0])
 
     # -- reads ------------------------------------------------------------------------
 
@@ -421,13 +428,9 @@ class MatchService:
             raise MatchNotActive(f"the match is {state.status}")
         if state.turn != caller.seat:
             raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {caller.seat}'s")
-        move = await self.ai.decide(state, caller.seat, level, _ai_seed(state))
-        sweep = any(
-            m.card == move.card and set(m.capture) == set(move.capture)
-            for m in legal_moves(state)
-            if m.sweep
-        )
-        return Hint(NAME[move.card], tuple(names(move.capture)), sweep, level, move.reason)
+        move, reason = await self.ai.decide(state, caller.seat, level, _ai_seed(state))
+        view = move_view(state, move)
+        return Hint(view.card, view.capture, view.sweep, level, reason)
 
     async def lobby(self, limit: int, cursor: str | None) -> Lobby:
         after = decode_cursor(cursor) if cursor is not None else None
@@ -487,8 +490,8 @@ def _play(
             f"the match is at version {before.version}"
         )
     try:
-        return play(before, seat, card, capture)
-    except IllegalMove as exc:
+        return play(before, seat, resolve(before, seat, card, capture))
+    except InvalidMove as exc:
         raise MoveRefused(str(exc), seat_moves(before, seat)) from exc
 
 

@@ -13,6 +13,7 @@ import msgspec
 
 from domain.events import StoredEvent
 from domain.match import MatchState
+from domain.moves import Move
 
 
 class VersionConflict(Exception):
@@ -131,15 +132,10 @@ class EventBus(Protocol):
         """End every wait now (its waiters look again: at shutdown, that they must stop)."""
 
 
-class AiMove(msgspec.Struct, frozen=True):
-    card: int
-    capture: tuple[int, ...]
-    reason: str
-
-
 class AiPlayer(Protocol):
     """The AI, wherever it runs (a worker pool in production)."""
 
     levels: tuple[str, ...]
 
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove: ...
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
+        """The move ``level`` plays for ``seat``, and why."""

@@ -12,10 +12,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.ai import LEVELS
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
+from domain.moves import Move
 from service.ports import (
-    AiMove,
     Answer,
     Idempotency,
     IdempotencyConflict,
@@ -206,13 +207,12 @@ class FakeBus:
 class FirstMoveAi:
     """An AI that plays the first legal move at once: tests of the flow, not of play."""
 
-    levels: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+    levels: tuple[str, ...] = LEVELS
 
     def __init__(self) -> None:
         self.calls = 0
 
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove:
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         assert state.turn == seat
         self.calls += 1
-        move = legal_moves(state)[0]
-        return AiMove(move.card, move.capture, f"{level}: the first legal move")
+        return legal_moves(state)[0], f"{level}: the first legal move"

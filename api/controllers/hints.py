@@ -10,7 +10,7 @@ from litestar.params import QueryParameter
 from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service
 from api.openapi import problems
 from api.parsing import bearer
-from domain.match import LEVELS
+from domain.ai import LEVELS
 from service.matches import Hint
 
 

@@ -9,25 +9,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-
-import msgspec
+from typing import Literal, get_args
 
 from domain.ai import easy, expert, hard, medium
-from domain.ai.knowledge import Candidate, Knowledge, knowledge_of
+from domain.ai.knowledge import Knowledge, knowledge_of
 from domain.errors import MatchNotActive, NotYourTurn, ScopaError
 from domain.match import MatchState
+from domain.moves import Move
 from domain.rng import SplitMix64
 
-LEVELS: tuple[str, ...] = ("easy", "medium", "hard", "expert")
+# The one list of levels: the API's enum, the workers and the tournament read it here.
+Level = Literal["easy", "medium", "hard", "expert"]
+LEVELS: tuple[Level, ...] = get_args(Level)
 # The share of a time budget the expert spends sampling: the rest absorbs the work before
 # and after the samples and a busy machine's jitter, so the budget holds.
 CLOCK_SHARE = 0.9
-
-
-class Decision(msgspec.Struct, frozen=True):
-    card: int
-    capture: tuple[int, ...]  # table cards taken, () if none
-    reason: str
 
 
 class UnknownLevel(ScopaError, ValueError):
@@ -43,8 +39,8 @@ def decide(
     *,
     samples: int | None = None,
     clock: Callable[[], float] = time.perf_counter,
-) -> Decision:
-    """The move ``level`` plays for ``seat`` (whose turn it must be).
+) -> tuple[Move, str]:
+    """The move ``level`` plays for ``seat`` (whose turn it must be), and why in a few words.
 
     Only the expert uses the budget. With ``budget_ms`` None it reads no clock: it plays
     ``samples`` sampled deals (by default as many as take about 40 ms on one core), so
@@ -58,8 +54,7 @@ def decide(
     if seat != state.turn:
         raise NotYourTurn(f"it is seat {state.turn}'s turn")
     k = knowledge_of(state, seat)
-    move, reason = _choose(k, level, SplitMix64(seed), budget_ms, samples, clock)
-    return Decision(card=move.card, capture=move.capture, reason=reason)
+    return _choose(k, level, SplitMix64(seed), budget_ms, samples, clock)
 
 
 def _choose(
@@ -69,7 +64,7 @@ def _choose(
     budget_ms: float | None,
     samples: int | None,
     clock: Callable[[], float],
-) -> tuple[Candidate, str]:
+) -> tuple[Move, str]:
     if level == "easy":
         return easy.choose(k, rng)
     if level == "medium":
@@ -82,4 +77,4 @@ def _choose(
     return expert.choose(k, rng, samples, lambda: deadline - clock())
 
 
-__all__ = ["LEVELS", "Decision", "Knowledge", "UnknownLevel", "decide", "knowledge_of"]
+__all__ = ["LEVELS", "Knowledge", "Level", "UnknownLevel", "decide", "knowledge_of"]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from domain.ai.knowledge import Candidate, Knowledge, candidates
+from domain.ai.knowledge import Knowledge, candidates
+from domain.moves import Move
 from domain.rng import SplitMix64
 
 RANDOM_IN_TEN = 4
 
 
-def choose(k: Knowledge, rng: SplitMix64) -> tuple[Candidate, str]:
+def choose(k: Knowledge, rng: SplitMix64) -> tuple[Move, str]:
     moves = candidates(k)
     if rng.below(10) < RANDOM_IN_TEN:
         card = k.hand[rng.below(len(k.hand))]

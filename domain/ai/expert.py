@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from domain.ai.evaluate import card_weights
-from domain.ai.knowledge import Candidate, Knowledge, candidates
+from domain.ai.knowledge import Knowledge, candidates
 from domain.ai.match_odds import match_odds
 from domain.ai.medium import capture_reason
 from domain.ai.playout import play_out
 from domain.deal import Deal
+from domain.moves import Move
 from domain.rng import SplitMix64
 from domain.rules import Rules
 from domain.scoring import deal_points
@@ -63,9 +64,9 @@ def _exact(
         return _utility(rules, deal, team, odds)
     mine = deal.turn % 2 == team
     best = -1e9 if mine else 1e9
-    for card, where in deal.legal_moves():
+    for move in deal.legal_moves():
         child = deal.clone()
-        child.play(card, where)
+        child.play(move)
         value = _exact(rules, child, team, odds, alpha, beta)
         if mine:
             best = max(best, value)
@@ -108,7 +109,7 @@ def choose(
     rng: SplitMix64,
     samples: int | None = None,
     time_left: Callable[[], float] | None = None,
-) -> tuple[Candidate, str]:
+) -> tuple[Move, str]:
     """The best move over sampled worlds.
 
     ``time_left`` (seconds) stops the sampling once another sample would not fit, judged
@@ -117,8 +118,6 @@ def choose(
     moves = candidates(k)
     if len(moves) == 1:
         return moves[0], "its only move"
-    table = k.table
-    root = [(m.card, tuple(sorted(table.index(c) for c in m.capture))) for m in moves]
     unseen = list(k.unseen)
     team = k.team
     odds = match_odds(k.rules, k.scores, team)
@@ -126,9 +125,9 @@ def choose(
         # The stock is gone: the unseen cards are the rival's hand, so the deal is solved.
         world = _world(k, unseen, rng)
         values = []
-        for card, where in root:
+        for move in moves:
             deal = world.clone()
-            deal.play(card, where)
+            deal.play(move)
             values.append(_exact(k.rules, deal, team, odds, -1e9, 1e9))
         move = moves[max(range(len(moves)), key=lambda i: values[i])]
         return move, f"{_describe(move, k)}: the rest of the deal worked out exactly"
@@ -145,9 +144,9 @@ def choose(
             if left < (started - left) / done:
                 break
         world = _world(k, unseen, rng)
-        for i, (card, where) in enumerate(root):
+        for i, move in enumerate(moves):
             deal = world.clone()
-            deal.play(card, where)
+            deal.play(move)
             play_out(deal, weights)
             totals[i] += _utility(k.rules, deal, team, odds)
         done += 1
@@ -156,5 +155,5 @@ def choose(
     return move, f"{_describe(move, k)}: best of {len(moves)} moves over {done} sampled deals"
 
 
-def _describe(move: Candidate, k: Knowledge) -> str:
-    return capture_reason(move, k.rules.king_of_diamonds) if move.capture else "lays a card"
+def _describe(move: Move, k: Knowledge) -> str:
+    return capture_reason(k, move) if move.capture else "lays a card"

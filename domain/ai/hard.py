@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from math import comb
 
 from domain.ai.evaluate import SWEEP, card_weights, discard_order_key
-from domain.ai.knowledge import Candidate, Knowledge, ace_mode, candidates, capture_options
+from domain.ai.knowledge import Knowledge, candidates, captures_from
 from domain.ai.medium import capture_gain, capture_reason
+from domain.captures import table_key
 from domain.cards import VALUE
 from domain.deal import team_of
+from domain.moves import Move
 
 
 def expected_best(damages: list[float], held: int) -> float:
@@ -45,8 +47,12 @@ class _Situation:
         self.team = k.team
         self.weights = card_weights(k.rules, k.piles, self.team)
         self.unseen = k.unseen
-        self.fifteen = k.rules.capture == "fifteen"
-        self.aces = ace_mode(k.rules)
+        self.captures = k.captures
+        # The values among the unseen cards that would score a sweep on a table they clear.
+        unseen_values = 0
+        for u in self.unseen:
+            unseen_values |= 1 << VALUE[u]
+        self.sweepers = unseen_values & self.captures.sweeping
         players = k.players
         nxt = (k.seat + 1) % players
         held = k.hand_counts[nxt]
@@ -67,22 +73,15 @@ class _Situation:
         worth = sum(self.weights[c] for c in cards)
         return worth if team == self.team else -worth
 
-    def table_after(self, move: Candidate) -> tuple[int, ...]:
+    def table_after(self, move: Move) -> tuple[int, ...]:
         table = self.k.table
         if not move.capture:
             return (*table, move.card)
         return tuple(c for c in table if c not in move.capture)
 
     def leaves_sweep(self, table: tuple[int, ...]) -> bool:
-        if not table:
-            return False
-        # What a card may take depends on its value alone: one card of each value will do.
-        by_value = {VALUE[u]: u for u in self.unseen}
-        for v, card in by_value.items():
-            for taken in capture_options(table, card, self.fifteen, self.aces):
-                if len(taken) == len(table) and not (self.aces == 2 and v == 1):
-                    return True
-        return False
+        key = table_key([VALUE[c] for c in table])
+        return bool(self.captures.tables[key].clears & self.sweepers)
 
     def rival_reply(self, table: tuple[int, ...], last_capturer: int | None) -> float:
         """The expected damage of the rival's best answer, counted in my points."""
@@ -93,11 +92,12 @@ class _Situation:
             if v in best_take:
                 continue
             best: float | None = None
-            for taken in capture_options(table, u, self.fifteen, self.aces):
+            for move in captures_from(self.captures, table, u):
+                taken = move.capture
                 worth = sum(w[c] for c in taken)
                 if self.rival_ends:
                     worth += sum(w[c] for c in table if c not in taken)
-                elif len(taken) == len(table) and not (self.aces == 2 and v == 1):
+                elif self.captures.is_sweep(v, len(taken), len(table), False):
                     worth += SWEEP
                 if best is None or worth > best:
                     best = worth
@@ -113,16 +113,16 @@ class _Situation:
                 damages.append(0.0)
         return expected_best(damages, self.rival_held)
 
-    def value(self, move: Candidate) -> float:
+    def value(self, move: Move) -> float:
         table = self.table_after(move)
-        gain = capture_gain(move, self.weights)
+        gain = capture_gain(self.k, move, self.weights)
         last = self.team if move.capture else self.k.last_capturer
         if self.ends_with_me:
             return gain + self.signed(table, last)
         return gain - self.rival_reply(table, last)
 
 
-def choose(k: Knowledge) -> tuple[Candidate, str]:
+def choose(k: Knowledge) -> tuple[Move, str]:
     moves = candidates(k)
     situation = _Situation(k)
     if len(moves) == 1:
@@ -133,16 +133,16 @@ def choose(k: Knowledge) -> tuple[Candidate, str]:
     return best, _reason(situation, best, moves)
 
 
-def _reason(s: _Situation, best: Candidate, moves: list[Candidate]) -> str:
-    if best.sweep:
+def _reason(s: _Situation, best: Move, moves: list[Move]) -> str:
+    if s.k.is_sweep(best):
         return "sweeps the table"
     if s.ends_with_me and best.capture:
         return "makes the last capture"
-    greedy = max(moves, key=lambda m: capture_gain(m, s.weights))
+    greedy = max(moves, key=lambda m: capture_gain(s.k, m, s.weights))
     if greedy != best and s.leaves_sweep(s.table_after(greedy)):
         return "avoids leaving a sweep"
     if best.capture:
-        return capture_reason(best, s.k.rules.king_of_diamonds)
+        return capture_reason(s.k, best)
     if any(not m.capture and s.leaves_sweep(s.table_after(m)) for m in moves):
         return "avoids leaving a sweep"
     return "discards its least useful card"

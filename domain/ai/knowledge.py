@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.captures import WEIGHT, positions, take_options
+from domain.captures import CaptureRules, capture_rules, is_last_play, table_key
 from domain.cards import DECK, VALUE
 from domain.deal import team_of
 from domain.match import MatchState
+from domain.moves import Move
 from domain.rules import Rules
 
 
@@ -44,11 +45,16 @@ class Knowledge(msgspec.Struct, frozen=True):
             seen.update(pile)
         return tuple(c for c in DECK if c not in seen)
 
+    @property
+    def captures(self) -> CaptureRules:
+        return capture_rules(self.rules)
 
-class Candidate(msgspec.Struct, frozen=True):
-    card: int
-    capture: tuple[int, ...]  # table cards taken, () if the card stays on the table
-    sweep: bool
+    def is_sweep(self, move: Move) -> bool:
+        """Whether ``move`` (this seat's, now) scores a sweep."""
+        last_play = is_last_play(self.deck_count + sum(self.hand_counts))
+        return self.captures.is_sweep(
+            VALUE[move.card], len(move.capture), len(self.table), last_play
+        )
 
 
 def knowledge_of(state: MatchState, seat: int) -> Knowledge:
@@ -69,46 +75,13 @@ def knowledge_of(state: MatchState, seat: int) -> Knowledge:
     )
 
 
-def ace_mode(rules: Rules) -> int:
-    """0: aces are ordinary; 1: an ace sweep scores; 2: no ace capture scores a sweep."""
-    return ("off", "sweep", "no_point").index(rules.ace_sweeps)
-
-
-def capture_options(
-    table: tuple[int, ...] | list[int], card: int, fifteen: bool, aces: int
-) -> list[tuple[int, ...]]:
-    """Each set of table cards ``card`` may take (empty list: it takes nothing)."""
+def captures_from(rules: CaptureRules, table: tuple[int, ...], card: int) -> list[Move]:
+    """The captures ``card`` may make from ``table``; empty if it takes nothing."""
     values = [VALUE[c] for c in table]
-    v = VALUE[card]
-    if v == 1 and aces and values and 1 not in values:
-        return [tuple(table)]
-    key = 0
-    for x in values:
-        key += WEIGHT[x]
-    return [
-        tuple(table[i] for i in pos)
-        for take in take_options(key, fifteen)[v]
-        for pos in positions(values, take)
-    ]
+    return rules.captures(card, table, values, table_key(values))
 
 
-def candidates(k: Knowledge) -> list[Candidate]:
+def candidates(k: Knowledge) -> list[Move]:
     """Every legal move of ``k.seat``, in hand order, like ``domain.match.legal_moves``."""
-    fifteen = k.rules.capture == "fifteen"
-    aces = ace_mode(k.rules)
-    nxt = (k.seat + 1) % k.players
-    last_play = k.deck_count == 0 and len(k.hand) == 1 and k.hand_counts[nxt] == 0
-    moves = []
-    for card in k.hand:
-        options = capture_options(k.table, card, fifteen, aces)
-        if not options:
-            moves.append(Candidate(card, (), False))
-            continue
-        for taken in options:
-            sweep = (
-                len(taken) == len(k.table)
-                and not last_play
-                and not (aces == 2 and VALUE[card] == 1)
-            )
-            moves.append(Candidate(card, taken, sweep))
-    return moves
+    values = [VALUE[c] for c in k.table]
+    return k.captures.legal_moves(k.hand, k.table, values, table_key(values))

@@ -59,10 +59,10 @@ def play_match(
         seat = state.turn
         assert seat is not None
         started = clock() if clock else 0.0
-        d = decide(state, seat, levels[seat], move_seeds.next64(), budget_ms)
+        move, _ = decide(state, seat, levels[seat], move_seeds.next64(), budget_ms)
         if clock:
             times[seat].append((clock() - started) * 1000.0)
-        state, _ = play(state, seat, d.card, d.capture)
+        state, _ = play(state, seat, move)
     return state, times
 
 

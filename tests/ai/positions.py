@@ -37,9 +37,8 @@ def random_positions(rules: Rules, players: int, seed: int, count: int) -> Itera
             state = fresh_match(rules, players, rng.next64() >> 1)
         yield state
         moves = legal_moves(state)
-        move = moves[rng.below(len(moves))]
         assert state.turn is not None
-        state, _ = play(state, state.turn, move.card, move.capture)
+        state, _ = play(state, state.turn, moves[rng.below(len(moves))])
 
 
 def position(

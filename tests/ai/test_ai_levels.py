@@ -9,16 +9,16 @@ from hypothesis import strategies as st
 from domain.ai import LEVELS, UnknownLevel, decide
 from domain.errors import MatchNotActive, NotYourTurn
 from domain.match import MatchState, legal_moves, play
+from domain.moves import Move
 from tests.ai.positions import VARIANTS, fresh_match, random_positions, rules_for
 
 # Expert samples kept small here: these tests are about legality, not strength.
 SAMPLES = 3
 
 
-def _decide(state: MatchState, level: str, seed: int) -> tuple[int, tuple[int, ...], str]:
+def _decide(state: MatchState, level: str, seed: int) -> tuple[Move, str]:
     assert state.turn is not None
-    d = decide(state, state.turn, level, seed, samples=SAMPLES)
-    return d.card, d.capture, d.reason
+    return decide(state, state.turn, level, seed, samples=SAMPLES)
 
 
 def _play_out(state: MatchState, levels: list[str], seed: int) -> MatchState:
@@ -26,10 +26,10 @@ def _play_out(state: MatchState, levels: list[str], seed: int) -> MatchState:
     while state.status == "active":
         seat = state.turn
         assert seat is not None
-        card, capture, reason = _decide(state, levels[seat], seed + step)
-        assert (card, capture) in {(m.card, m.capture) for m in legal_moves(state)}
+        move, reason = _decide(state, levels[seat], seed + step)
+        assert move in legal_moves(state)
         assert reason
-        state, _ = play(state, seat, card, capture)
+        state, _ = play(state, seat, move)
         step += 1
     return state
 
@@ -59,10 +59,10 @@ def test_each_level_finishes_a_four_player_match(level: str, variant: str) -> No
 def test_every_level_is_legal_in_random_positions(variant: str, players: int) -> None:
     rules = rules_for(variant, players)
     for i, state in enumerate(random_positions(rules, players, seed=11, count=60)):
-        legal = {(m.card, m.capture) for m in legal_moves(state)}
+        legal = set(legal_moves(state))
         for level in LEVELS:
-            card, capture, _ = _decide(state, level, i)
-            assert (card, capture) in legal, (level, state)
+            move, _ = _decide(state, level, i)
+            assert move in legal, (level, state)
 
 
 def test_unknown_level_is_refused() -> None:
@@ -95,7 +95,7 @@ def test_a_finished_match_has_no_move() -> None:
 def test_any_position_gets_a_legal_move(seed: int, variant: str, four: bool, moves: int) -> None:
     players = 4 if four and variant != "six_cards" else 2
     *_, state = random_positions(rules_for(variant, players), players, seed, moves + 1)
-    legal = {(m.card, m.capture) for m in legal_moves(state)}
+    legal = set(legal_moves(state))
     for level in LEVELS:
-        card, capture, _ = _decide(state, level, seed)
-        assert (card, capture) in legal
+        move, _ = _decide(state, level, seed)
+        assert move in legal

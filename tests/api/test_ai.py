@@ -11,9 +11,9 @@ import pytest
 
 from domain.cards import parse_card
 from domain.match import MatchState, Seat
+from domain.moves import Move
 from infra.ai_runner import AiRunner, PooledAi, make_executor
 from service.matches import Setup
-from service.ports import AiMove
 from tests.api.support import DECK, Client, bearer, create, tokens
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 
@@ -122,7 +122,7 @@ async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus)
 class BrokenAi:
     levels = FirstMoveAi.levels
 
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> AiMove:
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         raise RuntimeError("the search blew up")
 
 

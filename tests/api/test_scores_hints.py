@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from domain.ai import LEVELS
 from infra.ai_runner import PooledAi, make_executor
 from service.matches import MatchService
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
@@ -116,7 +117,7 @@ async def test_hint_errors_in_order(client: Client) -> None:
     assert (await client.get(f"/v1/matches/{'A' * 22}/hint")).status_code == 404
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard", "expert"])
+@pytest.mark.parametrize("level", LEVELS)
 async def test_hint_from_the_real_ai_in_a_thread(
     client: Client, service: MatchService, level: str
 ) -> None:

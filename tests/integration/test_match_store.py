@@ -63,8 +63,7 @@ def fresh(*kinds: SeatKind, seed: int = 1) -> tuple[MatchState, list[StoredEvent
 def advance(state: MatchState, moves: int = 1) -> tuple[MatchState, list[StoredEvent]]:
     events: list[StoredEvent] = []
     for _ in range(moves):
-        move = legal_moves(state)[0]
-        state, more = play(state, state.turn or 0, move.card, move.capture)
+        state, more = play(state, state.turn or 0, legal_moves(state)[0])
         events += more
     return state, events
 

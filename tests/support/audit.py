@@ -18,6 +18,7 @@ from domain.cards import NAME
 from domain.errors import ScopaError
 from domain.events import CardPlayed, SeatJoined, StoredEvent
 from domain.match import MatchState, join, play, replay
+from domain.moves import Move
 from infra.db import make_engine
 from infra.repositories import SqlMatchStore
 
@@ -116,8 +117,8 @@ def _replay_step_by_step(
         if isinstance(event, SeatJoined):
             state, new = join(state, event.seat)
         elif isinstance(event, CardPlayed):
-            capture = [NAME.index(card) for card in event.capture]
-            state, new = play(state, event.seat, NAME.index(event.card), capture)
+            move = Move.of(NAME.index(event.card), [NAME.index(card) for card in event.capture])
+            state, new = play(state, event.seat, move)
             played[state.version] = event
         else:
             continue

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from domain.cards import NAME, VALUE, parse_cards
 from domain.events import StoredEvent
 from domain.match import MatchState, Seat, legal_moves, new_match, play
+from domain.moves import Move
 from domain.rules import Rules, make_rules
 
 
@@ -109,17 +110,11 @@ def match_at(table: str, hand: str, rules: Rules | None = None) -> tuple[MatchSt
         dealer=1,
     )
     for turn, (filler, taker) in enumerate(pairs):
-        state, _ = play(state, turn % 2, taker, [filler])
+        state, _ = play(state, turn % 2, Move.of(taker, [filler]))
     assert list(state.table) == on_table
     assert state.turn == mover
     assert set(mine) <= set(state.hands[mover])
     return state, mover
-
-
-def first_move(state: MatchState) -> tuple[int, list[int]]:
-    """A fixed choice: the first legal move of the seat to play."""
-    move = legal_moves(state)[0]
-    return move.card, list(move.capture)
 
 
 def play_through(
@@ -129,7 +124,6 @@ def play_through(
     events: list[StoredEvent] = []
     while state.status == "active" and (until_deal is None or state.deal < until_deal):
         assert state.turn is not None
-        card, capture = first_move(state)
-        state, new = play(state, state.turn, card, capture)
+        state, new = play(state, state.turn, legal_moves(state)[0])
         events += new
     return state, events

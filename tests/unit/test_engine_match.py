@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 import pytest
 
 from domain.cards import NAME, names
 from domain.deal import Deal
-from domain.errors import IllegalMove, InvalidSetup, MatchNotActive, NotYourTurn
+from domain.errors import (
+    AmbiguousMove,
+    IllegalMove,
+    InvalidMove,
+    InvalidSetup,
+    MatchNotActive,
+    NotYourTurn,
+)
 from domain.events import CardPlayed, DealScored, DealStarted, LeftoversTaken, MatchFinished
-from domain.match import MatchState, Seat, legal_moves, new_match, play
+from domain.match import MatchState, Seat, legal_moves, new_match, play, resolve
+from domain.moves import Move
 from domain.rules import Rules, make_rules
 from domain.scoring import winner
 from tests.unit.build import cards, deck_for, humans, match_at, match_with, play_through
@@ -24,7 +34,7 @@ def test_four_players_play_in_turn_and_capture_for_their_team() -> None:
     order = [("2C", []), ("3D", []), ("5S", ["5H"]), ("7S", ["7H"])]
     for seat, (card, capture) in enumerate(order):
         assert state.turn == seat
-        state, _ = play(state, seat, cards(card)[0], cards(" ".join(capture)))
+        state, _ = play(state, seat, Move.of(cards(card)[0], cards(" ".join(capture))))
     assert [sorted(names(p)) for p in state.piles] == [["5H", "5S"], ["7H", "7S"]]
     assert state.turn == 0
     assert state.last_capturer == 1
@@ -54,7 +64,7 @@ def test_with_no_capture_in_the_whole_deal_the_leftovers_go_to_nobody() -> None:
     deal = Deal(
         make_rules(), 2, 0, 1, [[], cards("KD")], cards("2C 3D"), [], [[], []], [0, 0], None
     )
-    taken, sweep = deal.play(cards("KD")[0], ())
+    taken, sweep = deal.play(Move.parse("KD:"))
     assert (taken, sweep) == ([], False)
     assert deal.take_leftovers() == (None, cards("2C 3D KD"))
     assert deal.piles == [[], []]
@@ -68,7 +78,7 @@ def test_a_match_deal_ending_with_nobody_having_captured() -> None:
     state = msgspec.structs.replace(
         state, hands=((), tuple(cards("2D"))), table=tuple(cards("KD QS")), stock=(), turn=1
     )
-    _, events = play(state, 1, cards("2D")[0], [])
+    _, events = play(state, 1, Move.parse("2D:"))
     assert isinstance(events[1], LeftoversTaken)
     assert (events[1].team, list(events[1].cards)) == (None, ["KD", "QS", "2D"])
     assert isinstance(events[2], DealScored)
@@ -122,7 +132,7 @@ def test_the_higher_total_wins_once_a_team_reaches_the_target() -> None:
     assert state.hands == ((), ())
     assert state.table == ()
     with pytest.raises(MatchNotActive):
-        play(state, 0, 0, None)
+        play(state, 0, Move(0))
 
 
 def test_a_tie_at_or_over_the_target_plays_another_deal() -> None:
@@ -135,7 +145,7 @@ def test_a_tie_at_or_over_the_target_plays_another_deal() -> None:
 def test_nobody_wins_mid_deal() -> None:
     # Target 1, and seat 0 sweeps on the first play: the match plays on to the deal's end.
     state = match_with(["KC 5C 6C", "2C 3C 4C"], "AC 2D 3H 4S", make_rules(target=1), dealer=1)
-    state, events = play(state, 0, cards("KC")[0], cards("AC 2D 3H 4S"))
+    state, events = play(state, 0, Move.parse("KC:AC+2D+3H+4S"))
     assert isinstance(events[0], CardPlayed)
     assert events[0].sweep is True
     assert (state.status, state.sweeps, state.scores, state.winner) == (
@@ -157,8 +167,7 @@ def test_version_and_seq_grow_with_each_move() -> None:
     assert (state.version, [e.seq for e in events]) == (0, [1])
     for n in range(1, 8):
         assert state.turn is not None
-        card = legal_moves(state)[0]
-        state, new = play(state, state.turn, card.card, card.capture)
+        state, new = play(state, state.turn, legal_moves(state)[0])
         assert state.version == n
         assert [e.seq for e in new] == list(
             range(events[-1].seq + 1, events[-1].seq + 1 + len(new))
@@ -173,14 +182,18 @@ def test_version_and_seq_grow_with_each_move() -> None:
 def test_not_your_turn() -> None:
     state, seat = match_at("2C 3D 6H KS", "5C")
     with pytest.raises(NotYourTurn):
-        play(state, 1 - seat, state.hands[1 - seat][0], None)
+        play(state, 1 - seat, Move(state.hands[1 - seat][0]))
+    with pytest.raises(NotYourTurn):
+        resolve(state, 1 - seat, state.hands[1 - seat][0], None)
 
 
 def test_match_not_active_before_every_seat_is_taken() -> None:
     state, _ = new_match(make_rules(), [Seat("human"), Seat("open")], 1)
     assert state.status == "waiting"
     with pytest.raises(MatchNotActive):
-        play(state, 0, 0, None)
+        play(state, 0, Move(0))
+    with pytest.raises(MatchNotActive):
+        resolve(state, 0, 0, None)
     assert legal_moves(state) == []
 
 
@@ -191,7 +204,6 @@ def test_match_not_active_before_every_seat_is_taken() -> None:
         ("2C 3D 6H KS", "5C", "5C", ["6H"], "cannot take"),
         ("2C 3D 6H KS", "5C", "5C", ["2C", "6H"], "cannot take"),
         ("2C 3D 6H KS", "5C", "5C", ["2C", "3D", "5H"], "not on the table"),
-        ("AC 2D 4H 6S", "7C", "7C", None, "say which"),
         ("2C 3D 6H KS", "5C", "5C", ["2C", "2C", "3D"], "listed twice"),
         ("2C 3D 6H KS", "5C", "5C", ["2C", "2C"], "listed twice"),
         ("2C 3D 6H KS", "5C", "5C", [], "compulsory"),
@@ -199,7 +211,7 @@ def test_match_not_active_before_every_seat_is_taken() -> None:
         ("2C 3D 5H KS", "5C", "5C", ["2C", "3D"], "cannot take"),
     ],
     ids=[
-        "not in hand", "wrong card", "wrong sum", "not on table", "ambiguous",
+        "not in hand", "wrong card", "wrong sum", "not on table",
         "listed twice", "listed twice only", "compulsory", "takes nothing", "sum before single",
     ],
 )  # fmt: skip
@@ -208,22 +220,40 @@ def test_illegal_moves_are_refused_and_change_nothing(
 ) -> None:
     state, seat = match_at(table, hand)
     before = msgspec.json.encode(state)
+    played = cards(card)[0]
+    taken = None if capture is None else cards(" ".join(capture))
     with pytest.raises(IllegalMove, match=why):
-        play(state, seat, cards(card)[0], None if capture is None else cards(" ".join(capture)))
+        resolve(state, seat, played, taken)
+    if taken is not None:
+        # The same checks whether a request names the move or the move is played as is.
+        with pytest.raises(IllegalMove, match=why):
+            play(state, seat, Move(played, tuple(taken)))
     assert msgspec.json.encode(state) == before
+
+
+def test_an_omitted_capture_with_several_choices_is_ambiguous_not_illegal() -> None:
+    state, seat = match_at("AC 2D 4H 6S", "7C")
+    detail = "7C can take AC+2D+4H or AC+6S: say which in capture"
+    with pytest.raises(AmbiguousMove, match=re.escape(detail)) as raised:
+        resolve(state, seat, cards("7C")[0], None)
+    assert isinstance(raised.value, InvalidMove)
+    assert not isinstance(raised.value, IllegalMove)
 
 
 def test_capture_none_takes_the_only_choice() -> None:
     state, seat = match_at("2C 3D 6H KS", "5C")
-    after, events = play(state, seat, cards("5C")[0], None)
+    move = resolve(state, seat, cards("5C")[0], None)
+    assert move == Move.parse("5C:2C+3D")
+    after, events = play(state, seat, move)
     assert isinstance(events[0], CardPlayed)
-    assert sorted(events[0].capture) == ["2C", "3D"]
+    assert events[0].capture == ("2C", "3D")
     assert [NAME[c] for c in after.table] == ["6H", "KS"]
 
 
 def test_capture_order_does_not_matter() -> None:
     state, seat = match_at("AC 2D 4H 6S", "7C")
-    after, _ = play(state, seat, cards("7C")[0], cards("4H AC 2D"))
+    assert resolve(state, seat, cards("7C")[0], cards("4H AC 2D")) == Move.parse("7C:AC+2D+4H")
+    after, _ = play(state, seat, Move(cards("7C")[0], tuple(cards("4H AC 2D"))))
     assert [NAME[c] for c in after.table] == ["6S"]
 
 

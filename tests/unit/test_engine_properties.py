@@ -25,7 +25,8 @@ from domain.events import (
     StoredEvent,
     for_viewer,
 )
-from domain.match import MatchState, legal_moves, new_match, play, replay
+from domain.match import MatchState, is_sweep, legal_moves, new_match, play, replay
+from domain.moves import Move
 from domain.playout import play_out
 from domain.rules import Rules, make_rules
 from domain.scoring import deal_points, score_deal
@@ -83,8 +84,7 @@ def random_match(
     state = initial
     while state.status == "active":
         assert state.turn is not None
-        move = choices.choice(legal_moves(state))
-        state, new = play(state, state.turn, move.card, move.capture)
+        state, new = play(state, state.turn, choices.choice(legal_moves(state)))
         assert state.version == states[-1].version + 1
         states.append(state)
         events += new
@@ -207,7 +207,7 @@ def test_random_matches_keep_every_invariant(
 
 def engine_moves(state: MatchState) -> set[tuple[str, frozenset[str], bool]]:
     moves = legal_moves(state)
-    found = {(NAME[m.card], frozenset(names(m.capture)), m.sweep) for m in moves}
+    found = {(NAME[m.card], frozenset(names(m.capture)), is_sweep(state, m)) for m in moves}
     assert len(found) == len(moves), "a move is listed twice"
     return found
 
@@ -237,7 +237,8 @@ def test_random_matches_agree_with_the_reference_model_move_by_move(
             choices.randrange(len(moves))
         ]
         model_sweep = model.play(card, taken)
-        state, events = play(state, state.turn, NAME.index(card), [NAME.index(c) for c in taken])
+        move = Move.of(NAME.index(card), [NAME.index(c) for c in taken])
+        state, events = play(state, state.turn, move)
         log += events
         played = events[0]
         assert isinstance(played, CardPlayed)
@@ -270,7 +271,7 @@ def test_play_out_makes_the_moves_of_the_public_loop(
     for _ in range(head):
         if slow.is_over():
             break
-        slow.play(*slow.legal_moves()[0])
+        slow.play(slow.legal_moves()[0])
     fast = slow.clone()
     pick_slow, pick_fast = random.Random(choice_seed), random.Random(choice_seed)
     asked: list[int] = []
@@ -281,7 +282,7 @@ def test_play_out_makes_the_moves_of_the_public_loop(
 
     while not slow.is_over():
         moves = slow.legal_moves()
-        slow.play(*moves[pick_slow.randrange(len(moves)) if len(moves) > 1 else 0])
+        slow.play(moves[pick_slow.randrange(len(moves)) if len(moves) > 1 else 0])
     play_out(fast, pick)
     assert all(n >= 2 for n in asked)
     for name in Deal.__slots__:
@@ -304,10 +305,10 @@ def test_every_sweep_flag_is_what_the_rules_say_on_the_deal_core() -> None:
         while not deal.is_over():
             moves = deal.legal_moves()
             last = sum(map(len, deal.hands)) + len(deal.stock) == 1
-            for card, where in moves:
-                whole = len(where) == len(deal.table) > 0
-                ace_spoils = rules.ace_sweeps == "no_point" and VALUE[card] == 1
-                assert deal.is_sweep(card, where) is (whole and not last and not ace_spoils)
+            for move in moves:
+                whole = len(move.capture) == len(deal.table) > 0
+                ace_spoils = rules.ace_sweeps == "no_point" and VALUE[move.card] == 1
+                assert deal.is_sweep(move) is (whole and not last and not ace_spoils)
                 checked += 1
-            deal.play(*choices.choice(moves))
+            deal.play(choices.choice(moves))
     assert checked > 10_000

@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
+from domain.cards import NAME, names
 from domain.events import StoredEvent
-from domain.match import legal_moves, play
+from domain.match import play
+from domain.moves import Move
 from domain.rules import make_rules
 from tests.unit import reference
 from tests.unit.transcripts import FOLDER, SPECS, choose, dump, policy_rng, record, setup, summary
@@ -27,13 +29,8 @@ def load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text())
 
 
-def moves_of(transcript: dict[str, Any]) -> list[tuple[str, frozenset[str]]]:
-    found = []
-    for deal in transcript["deals"]:
-        for text in deal["moves"].split():
-            card, _, capture = text.partition(":")
-            found.append((card, frozenset(capture.split("+")) if capture else frozenset()))
-    return found
+def moves_of(transcript: dict[str, Any]) -> list[Move]:
+    return [Move.parse(text) for deal in transcript["deals"] for text in deal["moves"].split()]
 
 
 def test_there_is_one_file_per_spec() -> None:
@@ -47,15 +44,12 @@ def test_a_transcript_replays_to_the_same_deals_scores_and_winner(path: Path) ->
     state, events = setup(transcript)
     rng = policy_rng(transcript["policy"])
     log: list[StoredEvent] = list(events)
-    for card, capture in moves_of(transcript):
+    for move in moves_of(transcript):
         assert state.status == "active"
         assert state.turn is not None
-        chosen = choose(transcript["policy"], legal_moves(state), rng)
-        assert (chosen.card, set(chosen.capture)) == (
-            reference.ALL_CARDS.index(card),
-            {reference.ALL_CARDS.index(c) for c in capture},
-        )
-        state, events = play(state, state.turn, chosen.card, chosen.capture)
+        chosen = choose(transcript["policy"], state, rng)
+        assert chosen == move
+        state, events = play(state, state.turn, chosen)
         log += events
     assert state.status == "finished"
     assert summary(log, transcript["players"]) == transcript["deals"]
@@ -80,7 +74,8 @@ def test_the_reference_model_agrees_with_every_transcript(path: Path) -> None:
         assert " ".join(model.deal.table) == deal["table"]
         assert len(model.redeals) == sum(d["redeals"] for d in transcript["deals"][: n + 1])
         while len(model.deal_scores) == n:
-            card, taken = next(moves)
+            move = next(moves)
+            card, taken = NAME[move.card], frozenset(names(move.capture))
             assert (card, taken) in {(c, t) for c, t, _ in model.deal.moves()}
             model.play(card, taken)
         piles = model.scored_piles[n]

@@ -8,7 +8,8 @@ from domain.cards import NAME
 from domain.deal import Deal
 from domain.errors import IllegalMove
 from domain.events import CardPlayed
-from domain.match import MatchState, legal_moves, new_match, play
+from domain.match import MatchState, is_sweep, legal_moves, new_match, play, resolve
+from domain.moves import Move
 from domain.rules import Rules, make_rules
 from tests.unit.build import cards, humans, match_at
 
@@ -21,7 +22,7 @@ FIFTEEN = make_rules(capture="fifteen")
 def moves_of(state: MatchState, card: str) -> list[tuple[list[str], bool]]:
     played = cards(card)[0]
     return [
-        (sorted(NAME[c] for c in m.capture), m.sweep)
+        (sorted(NAME[c] for c in m.capture), is_sweep(state, m))
         for m in legal_moves(state)
         if m.card == played
     ]
@@ -36,7 +37,7 @@ def test_without_ace_sweeps_an_ace_is_an_ordinary_one() -> None:
 def test_an_ace_on_an_empty_table_stays(rules: Rules) -> None:
     state, seat = match_at("", "AS", rules)
     assert moves_of(state, "AS") == [([], False)]
-    after, _ = play(state, seat, cards("AS")[0], [])
+    after, _ = play(state, seat, Move.parse("AS:"))
     assert after.table == tuple(cards("AS"))
 
 
@@ -47,7 +48,7 @@ def test_an_ace_taking_a_lone_ace(rules: Rules, sweep: bool) -> None:
     """The ordinary match rule; under no_point not even this capture by an ace scores."""
     state, seat = match_at("AD", "AS", rules)
     assert moves_of(state, "AS") == [(["AD"], sweep)]
-    after, events = play(state, seat, cards("AS")[0], cards("AD"))
+    after, events = play(state, seat, Move.parse("AS:AD"))
     assert isinstance(events[0], CardPlayed)
     assert events[0].sweep is sweep
     assert after.sweeps[seat] - state.sweeps[seat] == sweep
@@ -80,12 +81,11 @@ def test_clearing_the_table_on_the_last_play_is_no_sweep(
     table: str, card: str, rules: Rules
 ) -> None:
     deal = last_play(table, card, rules)
-    played = cards(card)[0]
-    (where,) = deal.options(played)
-    assert len(where) == len(deal.table)
+    (move,) = deal.options(cards(card)[0])
+    assert len(move.capture) == len(deal.table)
     assert deal.is_last_play()
-    assert not deal.is_sweep(played, where)
-    taken, sweep = deal.play(played, where)
+    assert not deal.is_sweep(move)
+    taken, sweep = deal.play(move)
     assert (sorted(taken), sweep) == (sorted(cards(table)), False)
     assert deal.sweeps == [0, 0]
     assert deal.is_over()
@@ -95,16 +95,15 @@ def test_clearing_the_table_on_the_last_play_is_no_sweep(
 def test_the_same_capture_one_play_earlier_is_a_sweep() -> None:
     deal = last_play("2C 3D", "5C", OFF)
     deal.stock = cards("4H 4S")
-    (where,) = deal.options(cards("5C")[0])
+    assert deal.options(cards("5C")[0]) == [Move.parse("5C:2C+3D")]
     assert not deal.is_last_play()
-    assert deal.play(cards("5C")[0], where) == (cards("2C 3D"), True)
+    assert deal.play(Move.parse("5C:2C+3D")) == (cards("2C 3D"), True)
     assert deal.sweeps == [0, 1]
 
 
-def greedy(state: MatchState) -> tuple[int, list[int]]:
+def greedy(state: MatchState) -> Move:
     """The move taking most cards, the first such in legal_moves order."""
-    best = max(legal_moves(state), key=lambda m: len(m.capture))
-    return best.card, list(best.capture)
+    return max(legal_moves(state), key=lambda m: len(m.capture))
 
 
 # Not fifteen: there every capture takes a multiple of 15 and the deck's values add up to
@@ -116,16 +115,16 @@ def test_a_match_never_flags_a_sweep_on_a_deals_last_play(rules: Rules) -> None:
         state, _ = new_match(rules, humans(2), seed)
         while sum(map(len, state.hands)) + len(state.stock) > 1:
             assert state.turn is not None
-            state, _ = play(state, state.turn, *greedy(state))
+            state, _ = play(state, state.turn, greedy(state))
         clearing = [m for m in legal_moves(state) if len(m.capture) == len(state.table) > 0]
         if clearing:
             break
     else:
         pytest.fail("no deal ended with a play that clears the table")
-    assert [m.sweep for m in clearing] == [False] * len(clearing)
+    assert [is_sweep(state, m) for m in clearing] == [False] * len(clearing)
     seat = state.turn
     assert seat is not None
-    after, events = play(state, seat, clearing[0].card, clearing[0].capture)
+    after, events = play(state, seat, clearing[0])
     (played,) = [e for e in events if isinstance(e, CardPlayed)]
     assert played.sweep is False
     assert after.deal_scores[0].teams[seat].sweeps == state.sweeps[seat]
@@ -147,8 +146,8 @@ def test_fifteen_groups_of_any_size_and_sweeps() -> None:
 def test_fifteen_taking_is_still_compulsory() -> None:
     state, seat = match_at("QH 2C", "6C", FIFTEEN)
     with pytest.raises(IllegalMove, match="compulsory"):
-        play(state, seat, cards("6C")[0], [])
-    after, _ = play(state, seat, cards("6C")[0], None)
+        play(state, seat, Move.parse("6C:"))
+    after, _ = play(state, seat, resolve(state, seat, cards("6C")[0], None))
     assert after.table == tuple(cards("2C"))
 
 

@@ -15,7 +15,7 @@ from domain.events import (
     SeatJoined,
     for_viewer,
 )
-from domain.match import Seat, join, legal_moves, new_match, play
+from domain.match import Seat, is_sweep, join, legal_moves, new_match, play
 from domain.rules import make_rules
 from domain.views import match_view
 from tests.unit.build import match_with, play_through
@@ -135,11 +135,10 @@ def test_view_moves_match_legal_moves_and_wire_tags() -> None:
     state, _ = new_match(make_rules(), [Seat("human")] * 2, 4)
     assert state.turn is not None
     view = match_view("x", state, state.turn)
-    assert [(m.card, m.capture, m.sweep) for m in view.legal_moves] == [
-        (names([m.card])[0], tuple(names(m.capture)), m.sweep) for m in legal_moves(state)
+    assert [(m.card, set(m.capture), m.sweep) for m in view.legal_moves] == [
+        (names([m.card])[0], set(names(m.capture)), is_sweep(state, m)) for m in legal_moves(state)
     ]
-    card = legal_moves(state)[0]
-    state, events = play(state, state.turn, card.card, card.capture)
+    state, events = play(state, state.turn, legal_moves(state)[0])
     wire = msgspec.json.decode(msgspec.json.encode(events[0]))
     assert wire["type"] == "card_played"
     assert set(wire) == {"type", "seq", "seat", "card", "capture", "sweep"}

@@ -7,7 +7,8 @@ import pytest
 from domain.cards import NAME
 from domain.deal import Deal
 from domain.events import CardPlayed
-from domain.match import legal_moves, play
+from domain.match import is_sweep, legal_moves, play, resolve
+from domain.moves import Move
 from domain.rules import Rules, make_rules
 from tests.unit.build import cards, match_at
 
@@ -25,7 +26,7 @@ def open_deal(table: str, hand: str, rules: Rules) -> Deal:
 
 
 def takes(deal: Deal, card: str) -> set[frozenset[str]]:
-    return {frozenset(NAME[deal.table[i]] for i in pos) for pos in deal.options(cards(card)[0])}
+    return {frozenset(NAME[c] for c in m.capture) for m in deal.options(cards(card)[0])}
 
 
 def choices(*groups: str) -> set[frozenset[str]]:
@@ -56,9 +57,7 @@ def test_worked_case_on_the_deal_core(
 ) -> None:
     deal = open_deal(table, card, rules)
     assert takes(deal, card) == choices(*expected)
-    moves = {
-        (NAME[c], frozenset(NAME[deal.table[i]] for i in pos)) for c, pos in deal.legal_moves()
-    }
+    moves = {(NAME[m.card], frozenset(NAME[c] for c in m.capture)) for m in deal.legal_moves()}
     assert moves == {(card, g) for g in choices(*expected) or {frozenset()}}
 
 
@@ -73,7 +72,7 @@ def test_worked_case_through_match_play(
     }
     assert offered == (choices(*expected) or {frozenset()})
     for choice in offered:
-        after, events = play(state, seat, played, cards(" ".join(choice)))
+        after, events = play(state, seat, Move.of(played, cards(" ".join(choice))))
         first = events[0]
         assert isinstance(first, CardPlayed)
         assert (first.card, set(first.capture)) == (card, set(choice))
@@ -90,8 +89,9 @@ def test_worked_case_through_match_play(
 def test_ace_clearing_the_table_scores_a_sweep_only_under_sweep(rules: Rules, sweep: bool) -> None:
     state, seat = match_at("2C 3D 6H", "AS", rules)
     (move,) = [m for m in legal_moves(state) if m.card == cards("AS")[0]]
-    assert move.sweep is sweep
-    after, events = play(state, seat, move.card, None)
+    assert is_sweep(state, move) is sweep
+    assert resolve(state, seat, move.card, None) == move
+    after, events = play(state, seat, move)
     assert isinstance(events[0], CardPlayed)
     assert events[0].sweep is sweep
     assert after.sweeps[seat] == state.sweeps[seat] + sweep
@@ -101,8 +101,8 @@ def test_ace_clearing_the_table_scores_a_sweep_only_under_sweep(rules: Rules, sw
 def test_sweep_flag_on_an_ordinary_sweep() -> None:
     state, seat = match_at("2C 3D", "5C", MATCH)
     (move,) = [m for m in legal_moves(state) if m.card == cards("5C")[0]]
-    assert move.sweep is True
-    after, _ = play(state, seat, move.card, None)
+    assert is_sweep(state, move) is True
+    after, _ = play(state, seat, resolve(state, seat, move.card, None))
     assert after.sweeps[seat] == state.sweeps[seat] + 1
 
 

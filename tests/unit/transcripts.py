@@ -1,5 +1,6 @@
 """Saved whole matches (tests/transcripts/*.json), perft-style: the setup, every move a
-fixed policy chose, and what each deal scored. ``test_engine_transcripts.py`` replays them.
+fixed policy chose (in the moves' text form, ``7D:3C+4H``), and what each deal scored.
+``test_engine_transcripts.py`` replays them.
 
 Regenerate (only when a rule change is meant to change them) with
 
@@ -16,7 +17,7 @@ from typing import Any
 
 import msgspec
 
-from domain.cards import names, parse_cards
+from domain.cards import NAME, names, parse_cards
 from domain.deal import team_of
 from domain.events import (
     CardPlayed,
@@ -26,7 +27,8 @@ from domain.events import (
     Redeal,
     StoredEvent,
 )
-from domain.match import LegalMove, MatchState, legal_moves, new_match, play
+from domain.match import MatchState, is_sweep, legal_moves, new_match, play
+from domain.moves import Move
 from domain.rng import SplitMix64
 from domain.rules import make_rules
 from tests.unit.build import deck_for, humans
@@ -56,11 +58,14 @@ SPECS: list[dict[str, Any]] = [
 ]  # fmt: skip
 
 
-def choose(policy: str, moves: list[LegalMove], rng: SplitMix64 | None) -> LegalMove:
+def choose(policy: str, state: MatchState, rng: SplitMix64 | None) -> Move:
     """``greedy``: the move taking most cards, a sweep first, then the lowest card and
     capture; ``random:N``: uniform over the moves in that same order, from SplitMix64(N).
     Neither depends on the order legal_moves lists the moves in."""
-    ordered = sorted(moves, key=lambda m: (-len(m.capture), not m.sweep, m.card, sorted(m.capture)))
+    moves = legal_moves(state)
+    ordered = sorted(
+        moves, key=lambda m: (-len(m.capture), not is_sweep(state, m), m.card, m.capture)
+    )
     if policy == "greedy":
         return ordered[0]
     assert rng is not None
@@ -94,7 +99,8 @@ def summary(events: list[StoredEvent], players: int) -> list[dict[str, Any]]:
             deals.append(deal)
             redeals = 0
         elif isinstance(event, CardPlayed):
-            moves.append(event.card + (":" + "+".join(event.capture) if event.capture else ""))
+            move = Move.of(NAME.index(event.card), [NAME.index(c) for c in event.capture])
+            moves.append(str(move))
             if event.capture:
                 piles[team_of(event.seat, players)] += [*event.capture, event.card]
         elif isinstance(event, LeftoversTaken):
@@ -120,8 +126,7 @@ def record(spec: dict[str, Any]) -> dict[str, Any]:
     rng = policy_rng(spec["policy"])
     while state.status == "active":
         assert state.turn is not None
-        move = choose(spec["policy"], legal_moves(state), rng)
-        state, new = play(state, state.turn, move.card, move.capture)
+        state, new = play(state, state.turn, choose(spec["policy"], state, rng))
         events += new
     return {
         **spec,

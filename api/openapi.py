@@ -16,7 +16,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from api import examples
 from api.errors import PROBLEM_JSON
 from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
-from domain.match import LEVELS
+from domain.ai import LEVELS
 
 _REF = "#/components/schemas/{name}"
 _SSE = (

@@ -7,7 +7,6 @@ another hand or the order of the stock.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Literal, get_args
 
@@ -38,15 +37,18 @@ def decide(
     budget_ms: float | None = None,
     *,
     samples: int | None = None,
-    clock: Callable[[], float] = time.perf_counter,
+    clock: Callable[[], float] | None = None,
 ) -> tuple[Move, str]:
     """The move ``level`` plays for ``seat`` (whose turn it must be), and why in a few words.
 
     Only the expert uses the budget. With ``budget_ms`` None it reads no clock: it plays
     ``samples`` sampled deals (by default as many as take about 40 ms on one core), so
     the same arguments give the same move. With ``budget_ms`` it samples until the clock
-    says the time is up (at most ``samples``, else 600), so the move may vary with load.
+    says the time is up (at most ``samples``, else 600), so the move may vary with load;
+    the domain has no clock of its own, so a budget needs ``clock`` (seconds).
     """
+    if budget_ms is not None and clock is None:
+        raise ValueError("a time budget needs a clock")
     if level not in LEVELS:
         raise UnknownLevel(f"unknown AI level {level!r}: one of {', '.join(LEVELS)}")
     if state.status != "active":
@@ -63,7 +65,7 @@ def _choose(
     rng: SplitMix64,
     budget_ms: float | None,
     samples: int | None,
-    clock: Callable[[], float],
+    clock: Callable[[], float] | None,
 ) -> tuple[Move, str]:
     if level == "easy":
         return easy.choose(k, rng)
@@ -71,7 +73,7 @@ def _choose(
         return medium.choose(k)
     if level == "hard":
         return hard.choose(k)
-    if budget_ms is None:
+    if budget_ms is None or clock is None:
         return expert.choose(k, rng, samples)
     deadline = clock() + budget_ms * CLOCK_SHARE / 1000.0
     return expert.choose(k, rng, samples, lambda: deadline - clock())

@@ -112,7 +112,7 @@ def test_expert_with_a_real_clock_is_legal_and_prompt() -> None:
     for i, state in enumerate(random_positions(rules_for("classic"), 2, seed=41, count=12)):
         assert state.turn is not None
         start = time.perf_counter()
-        move, _ = decide(state, state.turn, "expert", i, budget_ms=10)
+        move, _ = decide(state, state.turn, "expert", i, budget_ms=10, clock=time.perf_counter)
         assert time.perf_counter() - start < 1.0
         assert move in legal_moves(state)
 

@@ -13,8 +13,9 @@ import msgspec
 from jsonschema import Draft202012Validator
 
 from api.schemas import CreateMatch, JoinRequest, MoveRequest
+from domain.ai import LEVELS
 from domain.events import EventView
-from domain.match import LEVELS, SeatKind, Status
+from domain.match import SeatKind, Status
 from domain.rules import ACE_SWEEP_MODES, CAPTURE_MODES
 from domain.scoring import Points
 from domain.views import MatchView

@@ -25,6 +25,9 @@ class Settings:
     log_level: str = "INFO"
     # Clients reconnect with Last-Event-ID; an upper bound frees connections of gone clients.
     stream_seconds: float = 300.0
+    # How long `scopa migrate` and `scopa serve` wait at start for a Postgres server that
+    # does not answer yet (in a deployment it often starts at the same time).
+    database_wait_seconds: float = 30.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -43,6 +46,14 @@ class Settings:
             log_level=env.get("SCOPA_LOG_LEVEL", defaults.log_level).upper(),
             stream_seconds=float(
                 _int(env, "SCOPA_STREAM_SECONDS", int(defaults.stream_seconds), minimum=1)
+            ),
+            database_wait_seconds=float(
+                _int(
+                    env,
+                    "SCOPA_DATABASE_WAIT_SECONDS",
+                    int(defaults.database_wait_seconds),
+                    minimum=0,
+                )
             ),
         )
 

@@ -15,7 +15,6 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins.prometheus import PrometheusController
 
 from api.controllers.events import EventController
 from api.controllers.health import HealthController
@@ -25,6 +24,7 @@ from api.controllers.moves import MoveController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.errors import ProblemHandler
+from api.metrics import metrics_controller
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
 from api.ratelimit import RateLimiter
@@ -34,12 +34,6 @@ API_VERSION = "1.0.0"
 # Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.
 MAX_BODY_BYTES = 64 * 1024
 LifespanHook = Callable[[], Any]
-
-
-class Metrics(PrometheusController):
-    """Prometheus text at /metrics, kept out of the API document: it is not JSON."""
-
-    include_in_schema = False
 
 
 class ScopaApp(Litestar):
@@ -63,6 +57,9 @@ class AppSettings(Protocol):
 
     @property
     def stream_seconds(self) -> float: ...
+
+    @property
+    def metrics_token(self) -> str: ...
 
 
 class _Completed:
@@ -156,7 +153,7 @@ def create_app(
             HintController,
             SeatController,
             HealthController,
-            Metrics,
+            metrics_controller(settings.metrics_token),
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),

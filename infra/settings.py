@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./scopa.db"
 
@@ -28,6 +28,8 @@ class Settings:
     # How long `scopa migrate` and `scopa serve` wait at start for a Postgres server that
     # does not answer yet (in a deployment it often starts at the same time).
     database_wait_seconds: float = 30.0
+    # Set, /metrics answers only requests with "Authorization: Bearer <this token>".
+    metrics_token: str = field(default="", repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -55,6 +57,7 @@ class Settings:
                     minimum=0,
                 )
             ),
+            metrics_token=env.get("SCOPA_METRICS_TOKEN", defaults.metrics_token).strip(),
         )
 
 

@@ -67,9 +67,12 @@ def test_settings_from_the_environment() -> None:
             "SCOPA_AI_WORKERS": "0",
             "SCOPA_LOG_LEVEL": "debug",
             "SCOPA_DATABASE_WAIT_SECONDS": "0",
+            "SCOPA_METRICS_TOKEN": " m3trics ",
         }
     )
     assert settings.database_wait_seconds == 0
+    assert settings.metrics_token == "m3trics"
+    assert "m3trics" not in repr(settings)
     assert settings.cors_origins == ("https://a.example", "https://b.example")
     assert (settings.rate_limit, settings.port, settings.ai_workers) == (0, 9000, 0)
     assert (settings.host, settings.ai_budget_ms, settings.log_level) == ("0.0.0.0", 250, "DEBUG")

@@ -2,7 +2,7 @@ FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
-COPY constraints.txt pyproject.toml README.md ./
+COPY constraints.txt pyproject.toml README.md LICENSE ./
 COPY domain ./domain
 COPY api ./api
 COPY infra ./infra

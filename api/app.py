@@ -16,6 +16,7 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
+from api import __version__
 from api.controllers.events import EventController
 from api.controllers.health import HealthController
 from api.controllers.hints import HintController
@@ -30,7 +31,6 @@ from api.openapi import complete
 from api.ratelimit import RateLimiter
 from domain.service import MatchService
 
-API_VERSION = "1.0.0"
 # Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.
 MAX_BODY_BYTES = 64 * 1024
 LifespanHook = Callable[[], Any]
@@ -97,7 +97,7 @@ def openapi_config() -> OpenAPIConfig:
     completed = _Completed()
     return OpenAPIConfig(
         title="Scopa",
-        version=API_VERSION,
+        version=__version__,
         description="A game server for the Italian card game Scopa.",
         path="/schema",
         render_plugins=[ContractJson(completed), ContractSwagger(completed)],

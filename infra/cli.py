@@ -12,6 +12,7 @@ from pathlib import Path
 
 import uvicorn
 
+from api import __version__
 from api.app import openapi_document
 from infra import logging as json_logging
 from infra.app_factory import build_app
@@ -58,6 +59,7 @@ def _openapi(output: Path, check: bool) -> int:
 
 def _parser(settings: Settings) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scopa", description="The Scopa game server")
+    parser.add_argument("--version", action="version", version=f"scopa {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="migrate the database, then serve the API")
     serve.add_argument("--host", default=settings.host)

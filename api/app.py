@@ -16,8 +16,8 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.plugins.prometheus import PrometheusController
 
+from api import __version__
 from api.controllers.events import EventController
 from api.controllers.health import HealthController
 from api.controllers.hints import HintController
@@ -27,21 +27,15 @@ from api.controllers.pages import SWAGGER_ASSETS, landing, swagger_assets
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.errors import ProblemHandler
+from api.metrics import metrics_controller
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
 from api.ratelimit import RateLimiter
 from service.matches import MatchService
 
-API_VERSION = "1.0.0"
 # Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.
 MAX_BODY_BYTES = 64 * 1024
 LifespanHook = Callable[[], Any]
-
-
-class Metrics(PrometheusController):
-    """Prometheus text at /metrics, kept out of the API document: it is not JSON."""
-
-    include_in_schema = False
 
 
 class ScopaApp(Litestar):
@@ -65,6 +59,9 @@ class AppSettings(Protocol):
 
     @property
     def stream_seconds(self) -> float: ...
+
+    @property
+    def metrics_token(self) -> str: ...
 
 
 class _Completed:
@@ -109,7 +106,7 @@ def openapi_config() -> OpenAPIConfig:
     completed = _Completed()
     return OpenAPIConfig(
         title="Scopa",
-        version=API_VERSION,
+        version=__version__,
         description="A game server for the Italian card game Scopa.",
         path="/schema",
         render_plugins=[ContractJson(completed), ContractSwagger(completed)],
@@ -165,7 +162,7 @@ def create_app(
             HintController,
             SeatController,
             HealthController,
-            Metrics,
+            metrics_controller(settings.metrics_token),
             landing,
             swagger_assets(),
         ],

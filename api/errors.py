@@ -64,6 +64,7 @@ INVALID_SETUP = Kind("invalid-setup", 422, "The match cannot be set up that way"
 NOT_FOUND = Kind("not-found", 404, "No such resource")
 NO_SUCH_SEAT = Kind("no-such-seat", 404, "No such seat in this match")
 INVALID_TOKEN = Kind("invalid-token", 401, "Missing or invalid seat token")
+METRICS_TOKEN = Kind("metrics-token", 401, "Missing or invalid metrics token")
 MATCH_NOT_ACTIVE = Kind("match-not-active", 409, "The match is not being played")
 NOT_YOUR_TURN = Kind("not-your-turn", 409, "It is not this seat's turn")
 SEAT_NOT_OPEN = Kind("seat-not-open", 409, "The seat is not open")

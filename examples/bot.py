@@ -1,11 +1,14 @@
 """A small Scopa bot that plays over HTTP, for bot authors to start from.
 
     python examples/bot.py --url http://127.0.0.1:8000     # create, leave seat 1 open, play
+    python examples/bot.py --url ... --vs-ai hard          # create against an AI level, play
     python examples/bot.py --url ... --match ID --seat 1   # join an open seat and play
     python examples/bot.py --url ... --match ID --token T  # play a seat you hold
 
 It waits for its turn with the long-poll events route, then plays the legal move that
-takes the most cards (a sweep first), as the server lists them in ``legal_moves``.
+takes the most cards (a sweep first), as the server lists them in ``legal_moves``. At the
+end it prints the match's id, scores and winner as one JSON line. When the server cannot
+be reached, or refuses a request, it says so in one line on stderr and exits with 1.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from typing import Any
 import httpx
 
 
+class Refused(Exception):
+    """The server answered with an error: the request, the status and its problem."""
+
+
 def connect(url: str) -> httpx.AsyncClient:
     """A client for the server at ``url``.
 
@@ -26,6 +33,21 @@ def connect(url: str) -> httpx.AsyncClient:
     race the server closing the socket under it ("Server disconnected").
     """
     return httpx.AsyncClient(base_url=url, timeout=30, limits=httpx.Limits(keepalive_expiry=2))
+
+
+def checked(answer: httpx.Response) -> dict[str, Any]:
+    """The answer's JSON body; Refused, naming the server's problem, unless it is a 2xx."""
+    asked = f"{answer.request.method} {answer.request.url.path}"
+    try:
+        body = answer.json()
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        raise Refused(f"{asked}: {answer.status_code}, not a JSON object: is it a Scopa server?")
+    if answer.is_success:
+        return body
+    kind = str(body.get("type", "")).rsplit("/", 1)[-1]
+    raise Refused(f"{asked}: {answer.status_code} {kind}: {body.get('detail', '')}")
 
 
 def pick(moves: list[dict[str, Any]]) -> dict[str, Any]:
@@ -38,7 +60,7 @@ async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dic
     auth = {"Authorization": f"Bearer {token}"}
     after = 0
     while True:
-        view = (await client.get(f"/v1/matches/{match_id}", headers=auth)).raise_for_status().json()
+        view = checked(await client.get(f"/v1/matches/{match_id}", headers=auth))
         if view["status"] == "finished":
             return view
         if view["turn"] == view["you"] and view["legal_moves"]:
@@ -48,42 +70,70 @@ async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dic
                 headers={**auth, "If-Match": f'"{view["version"]}"'},
                 json={"card": move["card"], "capture": move["capture"]},
             )
-            if answer.status_code in (409, 412):  # somebody moved first: look again
-                continue
-            answer.raise_for_status()
+            if answer.status_code not in (409, 412):  # somebody moved first: look again
+                checked(answer)
             continue
         events = await client.get(
             f"/v1/matches/{match_id}/events",
             params={"after": after, "wait": 10},
             headers=auth,
         )
-        after = events.raise_for_status().json()["last_seq"]
+        after = checked(events)["last_seq"]
+
+
+async def take_seat(client: httpx.AsyncClient, args: argparse.Namespace) -> tuple[str, str]:
+    """The match and the token of the seat this bot plays, as the options say."""
+    if args.match is not None:
+        if args.token is not None:
+            return args.match, args.token
+        joined = checked(await client.post(f"/v1/matches/{args.match}/seats/{args.seat}/join"))
+        return args.match, str(joined["token"])
+    rival = {"kind": "open"} if args.vs_ai is None else {"kind": "ai", "level": args.vs_ai}
+    created = checked(await client.post("/v1/matches", json={"seats": [{"kind": "human"}, rival]}))
+    match_id = str(created["match"]["id"])
+    if args.vs_ai is None:
+        print(f"created {match_id}: join seat 1 to play against me", file=sys.stderr)
+    else:
+        print(f"created {match_id}: playing seat 0 against the {args.vs_ai} AI", file=sys.stderr)
+    return match_id, str(created["tokens"][0]["token"])
+
+
+def options(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument("--match", help="a match id to join (--seat) or play (--token)")
+    start.add_argument(
+        "--vs-ai", metavar="LEVEL", help="create a match against an AI level (easy ... expert)"
+    )
+    parser.add_argument("--seat", type=int, help="the open seat of --match to join")
+    parser.add_argument("--token", help="the token of a seat of --match you already hold")
+    args = parser.parse_args(argv)
+    if args.match is None and (args.seat is not None or args.token is not None):
+        parser.error("--seat and --token go with --match")
+    if args.match is not None and (args.seat is None) == (args.token is None):
+        parser.error("--match needs one of --seat (join that open seat) or --token (play yours)")
+    return args
 
 
 async def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--match", help="a match id to join or play")
-    parser.add_argument("--seat", type=int, help="the open seat to join")
-    parser.add_argument("--token", help="a seat token you already hold")
-    args = parser.parse_args(argv)
-    async with connect(args.url) as client:
-        if args.match is None:
-            created = await client.post(
-                "/v1/matches", json={"seats": [{"kind": "human"}, {"kind": "open"}]}
-            )
-            body = created.raise_for_status().json()
-            match_id, token = body["match"]["id"], body["tokens"][0]["token"]
-            print(f"created {match_id}: join seat 1 to play against me", file=sys.stderr)
-        elif args.token is None:
-            joined = await client.post(f"/v1/matches/{args.match}/seats/{args.seat}/join")
-            match_id, token = args.match, joined.raise_for_status().json()["token"]
-        else:
-            match_id, token = args.match, args.token
-        final = await play_seat(client, match_id, token)
+    args = options(argv)
+    try:
+        async with connect(args.url) as client:
+            match_id, token = await take_seat(client, args)
+            final = await play_seat(client, match_id, token)
+    except Refused as error:
+        print(f"bot: {error}", file=sys.stderr)
+        return 1
+    except httpx.TransportError as error:
+        print(f"bot: cannot reach the server at {args.url}: {error}", file=sys.stderr)
+        return 1
     print(json.dumps({"match": match_id, "scores": final["scores"], "winner": final["winner"]}))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main(sys.argv[1:])))
+    try:
+        sys.exit(asyncio.run(main(sys.argv[1:])))
+    except KeyboardInterrupt:
+        sys.exit(130)

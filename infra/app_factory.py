@@ -61,7 +61,10 @@ def build_app(settings: Settings) -> Litestar:
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
-        executor.shutdown(wait=False, cancel_futures=True)
+        # Waiting for the workers to end releases the pool's semaphores: uvicorn ends
+        # the process by re-raising SIGTERM, so no exit handler would unlink them (the
+        # "leaked semaphore" warning), and workers not joined outlive the server.
+        await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
         if isinstance(bus, PostgresEventBus):
             await bus.stop()
         await engine.dispose()

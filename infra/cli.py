@@ -14,11 +14,12 @@ from pathlib import Path
 
 import uvicorn
 
+from api import __version__
 from api.app import openapi_document
 from api.middleware import RequestIdFilter
 from infra import logging as json_logging
 from infra.app_factory import build_app
-from infra.db import DatabaseUnavailable
+from infra.db import DatabaseUnavailable, DatabaseUnusable
 from infra.http_protocol import ConnectionLimits, guarded_protocol, install_accept_log_bound
 from infra.migrate import migrate
 from infra.settings import Settings, SettingsError
@@ -52,8 +53,8 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def _serve(settings: Settings, host: str, port: int) -> int:
-    asyncio.run(migrate(settings.database_url))
+def _serve(settings: Settings, host: str, port: int, wait_seconds: float) -> int:
+    asyncio.run(migrate(settings.database_url, wait_seconds=wait_seconds))
     log.info("serving on http://%s:%d", host, port)
     app = build_app(settings)
     # What start-up built (modules, routes, schemas) lives as long as the process: kept
@@ -96,11 +97,20 @@ def _openapi(output: Path, check: bool) -> int:
 
 def _parser(settings: Settings) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scopa", description="The Scopa game server")
+    parser.add_argument("--version", action="version", version=f"scopa {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="migrate the database, then serve the API")
     serve.add_argument("--host", default=settings.host)
     serve.add_argument("--port", type=int, default=settings.port)
-    commands.add_parser("migrate", help="bring the database schema up to date")
+    schema = commands.add_parser("migrate", help="bring the database schema up to date")
+    for command in (serve, schema):
+        command.add_argument(
+            "--wait",
+            type=float,
+            default=settings.database_wait_seconds,
+            metavar="SECONDS",
+            help="how long to wait for a database that does not answer yet",
+        )
     openapi = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi.add_argument("--output", type=Path, default=OPENAPI_PATH)
     openapi.add_argument(
@@ -125,13 +135,14 @@ def main(argv: list[str] | None = None) -> int:
     json_logging.configure(settings.log_level, filters=[RequestIdFilter()])
     try:
         if args.command == "serve":
-            return _serve(settings, args.host, args.port)
+            return _serve(settings, args.host, args.port, args.wait)
         if args.command == "migrate":
-            asyncio.run(migrate(settings.database_url))
+            asyncio.run(migrate(settings.database_url, wait_seconds=args.wait))
             return 0
         return _openapi(args.output, args.check)
-    except DatabaseUnavailable as error:
-        log.error("the database does not answer: %s", error)
+    except (DatabaseUnusable, DatabaseUnavailable) as error:
+        # Each says what is wrong in one line; a traceback would only bury it.
+        log.error("%s", error)
         return 1
 
 

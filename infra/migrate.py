@@ -8,9 +8,18 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import migrations
-from infra.db import DatabaseUnavailable, is_unavailable, make_engine, write_transaction
+from infra.db import (
+    DatabaseUnavailable,
+    describe,
+    is_unavailable,
+    make_engine,
+    reach,
+    reason,
+    write_transaction,
+)
 
 # Waiting for another process's migration is normal; a 5 s command timeout is not enough.
 MIGRATION_TIMEOUT = 300.0
@@ -27,22 +36,34 @@ def alembic_config(url: str) -> Config:
     return config
 
 
-async def migrate(url: str) -> None:
+async def migrate(url: str, *, wait_seconds: float = 0.0) -> None:
     """``alembic upgrade head`` in one transaction; on Postgres under an advisory lock,
     so processes starting together take turns and the later ones find nothing to do.
-    SQLite gets the same from BEGIN IMMEDIATE."""
+    SQLite gets the same from BEGIN IMMEDIATE.
+
+    A Postgres server that does not answer yet is waited for up to ``wait_seconds``.
+    What keeps the migration from starting is DatabaseUnusable or DatabaseUnavailable,
+    with a one-line message (``infra.db.reach``)."""
     engine = make_engine(url, command_timeout=MIGRATION_TIMEOUT)
+    try:
+        await reach(engine, wait_seconds)
+        await _upgrade_head(engine, alembic_config(url))
+    finally:
+        await engine.dispose()
+
+
+async def _upgrade_head(engine: AsyncEngine, config: Config) -> None:
     try:
         async with write_transaction(engine) as conn:
             if conn.dialect.name == "postgresql":
                 await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_KEY})
-            await conn.run_sync(_upgrade, alembic_config(url))
+            await conn.run_sync(_upgrade, config)
     except Exception as error:
         if is_unavailable(error):
-            raise DatabaseUnavailable(str(error)) from error
+            raise DatabaseUnavailable(
+                f"{describe(engine.url)} stopped answering during the migration: {reason(error)}"
+            ) from error
         raise
-    finally:
-        await engine.dispose()
 
 
 def _upgrade(connection: Connection, config: Config) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./scopa.db"
 
@@ -32,6 +32,11 @@ class Settings:
     body_timeout_seconds: int = 30
     max_connections: int = 4096
     connections_per_address: int = 256
+    # How long `scopa migrate` and `scopa serve` wait at start for a Postgres server that
+    # does not answer yet (in a deployment it often starts at the same time).
+    database_wait_seconds: float = 30.0
+    # Set, /metrics answers only requests with "Authorization: Bearer <this token>".
+    metrics_token: str = field(default="", repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -63,6 +68,15 @@ class Settings:
             connections_per_address=_int(
                 env, "SCOPA_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address, minimum=0
             ),
+            database_wait_seconds=float(
+                _int(
+                    env,
+                    "SCOPA_DATABASE_WAIT_SECONDS",
+                    int(defaults.database_wait_seconds),
+                    minimum=0,
+                )
+            ),
+            metrics_token=env.get("SCOPA_METRICS_TOKEN", defaults.metrics_token).strip(),
         )
 
 

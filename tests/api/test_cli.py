@@ -1,16 +1,29 @@
-"""The ``scopa`` command: openapi, migrate, tournament, and serve as a real process."""
+"""The ``scopa`` command: openapi, migrate, tournament, and serve as a real process;
+start-up failures as one clear line."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import socket
+import socketserver
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from tests.support.databases import PG_HOST
 
 from infra.cli import main, render_openapi
 from infra.settings import Settings, SettingsError
-from tests.support.server_process import start_server
+from tests.support.server_process import ROOT, free_port, start_server
 
 
 def test_openapi_writes_and_checks(tmp_path: Path) -> None:
@@ -53,8 +66,13 @@ def test_settings_from_the_environment() -> None:
             "SCOPA_AI_BUDGET_MS": "250",
             "SCOPA_AI_WORKERS": "0",
             "SCOPA_LOG_LEVEL": "debug",
+            "SCOPA_DATABASE_WAIT_SECONDS": "0",
+            "SCOPA_METRICS_TOKEN": " m3trics ",
         }
     )
+    assert settings.database_wait_seconds == 0
+    assert settings.metrics_token == "m3trics"
+    assert "m3trics" not in repr(settings)
     assert settings.cors_origins == ("https://a.example", "https://b.example")
     assert (settings.rate_limit, settings.port, settings.ai_workers) == (0, 9000, 0)
     assert (settings.host, settings.ai_budget_ms, settings.log_level) == ("0.0.0.0", 250, "DEBUG")
@@ -87,3 +105,183 @@ def test_serve_migrates_and_serves_with_json_logs(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     assert any(line["logger"] == "scopa.access" and line["request_id"] for line in lines)
     assert token not in stderr
+
+
+def scopa(*args: str, env: dict[str, str], seconds: float = 60) -> subprocess.CompletedProcess[str]:
+    """The ``scopa`` command as a process of its own, from this checkout."""
+    return subprocess.run(**_scopa(args, env), capture_output=True, timeout=seconds)
+
+
+def _scopa(args: tuple[str, ...], env: dict[str, str]) -> dict[str, Any]:
+    return {
+        "args": [sys.executable, "-m", "infra.cli", *args],
+        "cwd": ROOT,
+        "env": {**os.environ, "SCOPA_AI_WORKERS": "1", **env},
+        "stdin": subprocess.DEVNULL,
+        "text": True,
+    }
+
+
+def failure(result: subprocess.CompletedProcess[str]) -> str:
+    """The one line a failed start-up ends with: every line of stderr a JSON log line,
+    the last the only error, no traceback; its message."""
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [json.loads(line) for line in result.stderr.splitlines()]
+    assert [line["level"] for line in lines].count("ERROR") == 1, result.stderr
+    assert lines[-1]["level"] == "ERROR"
+    assert "exception" not in lines[-1]
+    return str(lines[-1]["message"])
+
+
+@pytest.fixture
+def unwritable_folder(tmp_path: Path) -> Path:
+    """A folder where no new file can be made: read-only, or for root (whom permissions
+    do not stop) /sys, which refuses new files to everyone."""
+    folder = tmp_path / "read-only"
+    folder.mkdir(mode=0o555)
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except PermissionError:
+        return folder
+    return Path("/sys")
+
+
+COMMANDS = ["migrate", "serve"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_sqlite_folder_that_does_not_exist(command: str, tmp_path: Path) -> None:
+    folder = tmp_path / "nowhere"
+    result = scopa(command, env={"SCOPA_DATABASE_URL": f"sqlite+aiosqlite:///{folder}/x.db"})
+    assert failure(result) == (
+        f"cannot create the SQLite database {folder}/x.db: the folder {folder} does not exist"
+    )
+    assert not folder.exists()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_sqlite_folder_that_is_not_writable(command: str, unwritable_folder: Path) -> None:
+    url = f"sqlite+aiosqlite:///{unwritable_folder}/x.db"
+    message = failure(scopa(command, env={"SCOPA_DATABASE_URL": url}))
+    assert message.startswith(f"cannot use the SQLite database {unwritable_folder}/x.db: ")
+    assert message.endswith(f"the folder {unwritable_folder} is not writable (Permission denied)")
+
+
+@pytest.mark.parametrize(
+    ("command", "url"),
+    [("migrate", "mysql://scopa:s3cret@db/scopa"), ("serve", "postgresql+psycopg2://s3cret@h/d")],
+)
+def test_an_unsupported_database_url(command: str, url: str) -> None:
+    result = scopa(command, env={"SCOPA_DATABASE_URL": url})
+    scheme = url.split(":")[0]
+    assert failure(result) == (
+        f"unsupported database URL scheme {scheme!r}: use postgresql+asyncpg://user:password"
+        "@host:port/name or sqlite+aiosqlite:///path"
+    )
+    assert "s3cret" not in result.stderr
+
+
+def test_a_database_url_that_does_not_parse() -> None:
+    result = scopa("migrate", env={"SCOPA_DATABASE_URL": "s3cret"})
+    assert failure(result).startswith("the database URL does not parse: expected ")
+    assert "s3cret" not in result.stderr
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_postgres_database_that_does_not_exist(command: str, postgres_reachable: None) -> None:
+    url = f"postgresql+asyncpg://postgres@{PG_HOST}/scopa_no_such_database"
+    host, port = PG_HOST.split(":")
+    assert failure(scopa(command, env={"SCOPA_DATABASE_URL": url})) == (
+        f"the database 'scopa_no_such_database' at {host}:{port} refused the connection: "
+        'database "scopa_no_such_database" does not exist'
+    )
+
+
+@pytest.mark.postgres
+def test_a_role_postgres_does_not_know(postgres_reachable: None) -> None:
+    url = f"postgresql+asyncpg://scopa_no_such_role:pw@{PG_HOST}/postgres"
+    message = failure(scopa("migrate", env={"SCOPA_DATABASE_URL": url}))
+    assert message.endswith('refused the connection: role "scopa_no_such_role" does not exist')
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_refused_connection_is_waited_for_then_one_line(command: str) -> None:
+    port = free_port()  # nobody listens there
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:{port}/scopa"
+    started = time.monotonic()
+    result = scopa(command, env={"SCOPA_DATABASE_URL": url, "SCOPA_DATABASE_WAIT_SECONDS": "2"})
+    assert time.monotonic() - started >= 2
+    assert failure(result) == (
+        f"the database 'scopa' at 127.0.0.1:{port} does not answer after 2 s: Connection refused"
+    )
+    waiting = json.loads(result.stderr.splitlines()[0])
+    assert waiting["level"] == "WARNING"
+    assert waiting["message"].endswith("(Connection refused); waiting up to 2 s")
+
+
+def test_the_flag_bounds_the_wait_too() -> None:
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/scopa"
+    started = time.monotonic()
+    result = scopa("migrate", "--wait", "0", env={"SCOPA_DATABASE_URL": url})
+    assert time.monotonic() - started < 15  # no 30 s default wait: imports and one try
+    assert failure(result).endswith("does not answer: Connection refused")
+
+
+class Relay(socketserver.ThreadingTCPServer):
+    """Relays the connections it accepts on ``port`` to ``upstream``: a database that
+    comes up when the relay starts."""
+
+    daemon_threads = True
+
+    def __init__(self, port: int, upstream: tuple[str, int]) -> None:
+        self.upstream = upstream
+        super().__init__(("127.0.0.1", port), _Relayed)
+
+
+class _Relayed(socketserver.BaseRequestHandler):
+    server: Relay
+
+    def handle(self) -> None:
+        with socket.create_connection(self.server.upstream, timeout=10) as upstream:
+            back = threading.Thread(target=_pipe, args=(upstream, self.request), daemon=True)
+            back.start()
+            _pipe(self.request, upstream)
+            back.join(10)
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+        sink.shutdown(socket.SHUT_WR)
+
+
+@pytest.mark.postgres
+def test_migrate_waits_for_a_database_that_comes_up(
+    new_postgres_database: Callable[[], str],
+) -> None:
+    database = new_postgres_database().rsplit("/", 1)[1]
+    host, port = PG_HOST.split(":")
+    relay_port = free_port()
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:{relay_port}/{database}"
+    process = subprocess.Popen(
+        **_scopa(("migrate", "--wait", "60"), {"SCOPA_DATABASE_URL": url}),
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stderr is not None
+        waiting = json.loads(process.stderr.readline())
+        assert waiting["level"] == "WARNING", waiting
+        assert waiting["message"].endswith("(Connection refused); waiting up to 60 s")
+        with Relay(relay_port, (host, int(port))) as relay:
+            threading.Thread(target=relay.serve_forever, args=(0.1,), daemon=True).start()
+            _, rest = process.communicate(timeout=60)
+            relay.shutdown()
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 0, rest
+    assert "Running upgrade" in rest
+    assert "ERROR" not in rest

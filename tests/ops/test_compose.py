@@ -1,18 +1,22 @@
 """compose.yaml and the Dockerfile agree with each other and with the server's settings:
-what `docker compose up` would run, checked without Docker."""
+what `docker compose up` would run, checked without Docker; the image installs the pinned
+versions of constraints.txt."""
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
 import json
 import re
 import shlex
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from sqlalchemy.engine import make_url
 
 from infra.settings import Settings
@@ -31,15 +35,40 @@ def services(compose: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def dockerfile() -> dict[str, list[str]]:
-    """Instruction -> its arguments, one entry per occurrence (continuations joined)."""
+def instructions() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions in order, with their arguments (continuations joined)."""
     text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
-    instructions: dict[str, list[str]] = {}
+    found = []
     for line in text.splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             name, _, rest = line.strip().partition(" ")
-            instructions.setdefault(name.upper(), []).append(rest.strip())
-    return instructions
+            found.append((name.upper(), rest.strip()))
+    return found
+
+
+@pytest.fixture(scope="module")
+def dockerfile(instructions: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Instruction -> its arguments, one entry per occurrence."""
+    by_name: dict[str, list[str]] = {}
+    for name, rest in instructions:
+        by_name.setdefault(name, []).append(rest)
+    return by_name
+
+
+@pytest.fixture(scope="module")
+def image_env(dockerfile: dict[str, list[str]]) -> dict[str, str]:
+    """What the image's ENV instructions set (the KEY=value form)."""
+    return dict(part.split("=", 1) for args in dockerfile["ENV"] for part in shlex.split(args))
+
+
+def shell_commands(dockerfile: dict[str, list[str]]) -> list[list[str]]:
+    """Every command the RUN instructions chain with &&, split into words."""
+    return [
+        shlex.split(command)
+        for args in dockerfile["RUN"]
+        for command in args.split("&&")
+        if command.strip()
+    ]
 
 
 def command(value: str | list[str]) -> list[str]:
@@ -68,23 +97,52 @@ def test_the_three_services(services: dict[str, Any]) -> None:
     assert {"postgres", "migrate", "api"} <= set(services)
 
 
+def health_argv(test: str | list[str]) -> list[str]:
+    """A compose health check's command as words, whichever form it is written in."""
+    if isinstance(test, str):
+        return shlex.split(test)
+    if test[0] == "CMD-SHELL":
+        return shlex.split(test[1])
+    assert test[0] == "CMD", test
+    return [str(word) for word in test[1:]]
+
+
 def test_postgres_reports_healthy_with_pg_isready(services: dict[str, Any]) -> None:
     postgres = services["postgres"]
     assert str(postgres["image"]).startswith("postgres:")
-    test = postgres["healthcheck"]["test"]
-    text = test if isinstance(test, str) else " ".join(test)
-    assert "pg_isready" in text
+    argv = health_argv(postgres["healthcheck"]["test"])
+    assert argv[0] == "pg_isready"
     env = environment(postgres)
     # Checking the database the server will use, as its user, not just the socket.
-    assert f"-U {env['POSTGRES_USER']}" in text
-    assert f"-d {env['POSTGRES_DB']}" in text
+    assert flag(argv, "-U") == env["POSTGRES_USER"]
+    assert flag(argv, "-d") == env["POSTGRES_DB"]
+
+
+def test_postgres_health_check_connects_over_tcp_as_the_app(services: dict[str, Any]) -> None:
+    # While the postgres image creates its database on first start, the server listens on
+    # the Unix socket alone: a check over the socket says healthy before the app can connect.
+    argv = health_argv(services["postgres"]["healthcheck"]["test"])
+    assert flag(argv, "-h") in ("127.0.0.1", "localhost", "::1")
+    app_port = make_url(environment(services["api"])["SCOPA_DATABASE_URL"]).port or 5432
+    assert int(flag(argv, "-p")) == app_port
+
+
+def test_every_service_has_a_restart_policy(services: dict[str, Any]) -> None:
+    for name, service in services.items():
+        assert "restart" in service, f"{name} has no restart policy"
+        if name == "migrate":
+            # A one-shot the api waits on: a failed migration stays failed, with its reason.
+            assert service["restart"] == "no"
+        else:
+            assert service["restart"] in ("always", "unless-stopped"), name
 
 
 def test_migrate_runs_once_postgres_is_healthy(services: dict[str, Any]) -> None:
     migrate = services["migrate"]
     assert command(migrate["command"]) == ["scopa", "migrate"]
     assert condition(migrate, "postgres") == "service_healthy"
-    assert migrate.get("restart", "no") == "no"
+    # The image's health check asks the API, which the one-shot never serves.
+    assert migrate["healthcheck"] == {"disable": True}
 
 
 def test_api_serves_after_the_migration(services: dict[str, Any]) -> None:
@@ -125,9 +183,10 @@ def test_one_port_everywhere(services: dict[str, Any], dockerfile: dict[str, lis
             published.append(int(str(mapping).rsplit(":", 1)[-1].split("/")[0]))
     assert published == [port]
 
-    health = api["healthcheck"]["test"]
-    health_text = health if isinstance(health, str) else " ".join(health)
-    assert re.search(rf"//(127\.0\.0\.1|localhost):{port}/ready\b", health_text), health_text
+    # The api's health is the image's own check: compose does not override it.
+    assert "healthcheck" not in api
+    health = " ".join(image_health_check(dockerfile))
+    assert re.search(rf"//(127\.0\.0\.1|localhost):{port}/ready\b", health), health
 
     assert [int(p.split("/")[0]) for p in dockerfile["EXPOSE"][0].split()] == [port]
     cmd = json.loads(dockerfile["CMD"][-1])
@@ -135,14 +194,90 @@ def test_one_port_everywhere(services: dict[str, Any], dockerfile: dict[str, lis
     assert (flag(cmd, "--host"), int(flag(cmd, "--port"))) == ("0.0.0.0", port)
 
 
-def test_the_health_check_runs_with_what_the_image_has(
-    services: dict[str, Any], dockerfile: dict[str, list[str]]
-) -> None:
+def image_health_check(dockerfile: dict[str, list[str]]) -> list[str]:
+    """The HEALTHCHECK's command, in its exec form."""
+    (args,) = dockerfile["HEALTHCHECK"]
+    options, cmd, exec_form = args.partition(" CMD ")
+    assert cmd, args
+    assert all(option.startswith("--") for option in options.split()), options
+    return [str(word) for word in json.loads(exec_form)]
+
+
+def test_the_health_check_runs_with_what_the_image_has(dockerfile: dict[str, list[str]]) -> None:
     # python:*-slim has no curl or wget; Python itself is the one client sure to be there.
     assert dockerfile["FROM"][0].startswith("python:")
-    test = services["api"]["healthcheck"]["test"]
-    assert test[0] == "CMD"
-    assert test[1] in ("python", "python3")
+    assert image_health_check(dockerfile)[0] in ("python", "python3")
+
+
+def test_the_image_runs_as_a_user_who_owns_the_data_folder(
+    dockerfile: dict[str, list[str]], image_env: dict[str, str]
+) -> None:
+    (user,) = dockerfile["USER"]
+    assert user.split(":")[0] not in ("root", "0")
+    (useradd,) = [argv for argv in shell_commands(dockerfile) if argv[0] == "useradd"]
+    assert useradd[-1] == user
+    assert "--create-home" in useradd  # the home folder made, and owned by the user
+    home = PurePosixPath(flag(useradd, "--home-dir"))
+    # The embedded SQLite default lives there, so the image starts with no database given.
+    url = make_url(image_env["SCOPA_DATABASE_URL"])
+    assert url.get_backend_name() == "sqlite"
+    assert PurePosixPath(url.database or "").parent == home
+    assert str(home) in dockerfile["VOLUME"][0].split()
+    assert Settings.from_env(image_env).database_url == image_env["SCOPA_DATABASE_URL"]
+
+
+def test_the_image_installs_the_pinned_versions(instructions: list[tuple[str, str]]) -> None:
+    order = [(name, args) for name, args in instructions if name in ("COPY", "RUN")]
+    (install,) = [
+        i for i, (name, args) in enumerate(order) if name == "RUN" and "pip install" in args
+    ]
+    argv = shlex.split(order[install][1].split("&&")[0])
+    constraints = flag(argv, "-c") if "-c" in argv else flag(argv, "--constraint")
+    assert constraints == "constraints.txt"
+    copied = [args.split()[:-1] for name, args in order[:install] if name == "COPY"]
+    assert any(constraints in sources for sources in copied), "copied before the install"
+
+
+def pins() -> dict[str, str]:
+    pinned: dict[str, str] = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            pin = re.fullmatch(r"([A-Za-z0-9._-]+)==([A-Za-z0-9.+!_-]+)", line)
+            assert pin, f"not an exact pin: {line!r}"
+            pinned[canonicalize_name(pin[1])] = pin[2]
+    return pinned
+
+
+def test_every_dependency_is_pinned_and_fits_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pinned = pins()
+    assert canonicalize_name(project["name"]) not in pinned
+    for text in project["dependencies"]:
+        requirement = Requirement(text)
+        name = canonicalize_name(requirement.name)
+        assert name in pinned, f"{name} is not in constraints.txt"
+        assert requirement.specifier.contains(pinned[name]), f"{name}=={pinned[name]}: {text}"
+
+
+def test_what_the_dependencies_need_is_pinned_too() -> None:
+    """Down the requirements the installed distributions declare, extras included: an
+    unpinned library would let a rebuild take another version of it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pinned = pins()
+    todo = [Requirement(text) for text in project["dependencies"]]
+    seen: set[tuple[str, str]] = set()
+    while todo:
+        requirement = todo.pop()
+        name = canonicalize_name(requirement.name)
+        for extra in requirement.extras or {""}:
+            if (name, extra) in seen:
+                continue
+            seen.add((name, extra))
+            assert name in pinned, f"{name}, needed by the dependencies, is not pinned"
+            for text in importlib.metadata.requires(name) or []:
+                needed = Requirement(text)
+                if needed.marker is None or needed.marker.evaluate({"extra": extra}):
+                    todo.append(needed)
 
 
 def test_the_image_holds_every_package_it_installs(dockerfile: dict[str, list[str]]) -> None:
@@ -150,9 +285,9 @@ def test_the_image_holds_every_package_it_installs(dockerfile: dict[str, list[st
     packages = {p.rstrip("*") for p in project["tool"]["setuptools"]["packages"]["find"]["include"]}
     copied = {args.split()[0].rstrip("/") for args in dockerfile["COPY"]}
     assert packages <= copied
-    assert {"pyproject.toml", "README.md"} <= {
-        part for args in dockerfile["COPY"] for part in args.split()[:-1]
-    }
+    # The files the build reads besides the packages: without them it fails.
+    named = {"pyproject.toml", project["project"]["readme"], *project["project"]["license-files"]}
+    assert named <= {part for args in dockerfile["COPY"] for part in args.split()[:-1]}
 
 
 def _another(value: object) -> str:

@@ -2,8 +2,9 @@
 
 ``start_server(database_url, folder)`` runs ``scopa serve`` on a free loopback port and
 waits for ``/ready``. ``Server.stop()`` ends it with SIGTERM, as a process manager would,
-and says whether it shut down cleanly; ``Server.kill()`` is a crash: SIGKILL to the server
-and the AI worker processes it started, with no chance to clean up.
+and says whether it shut down cleanly (its AI worker processes ended with it, nothing
+leaked); ``Server.kill()`` is a crash: SIGKILL to the server and the AI worker processes
+it started, with no chance to clean up.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -25,6 +26,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 READY_SECONDS = 60.0
 STOP_SECONDS = 20.0
+# How long the processes the server started (AI workers, their fork server, the
+# multiprocessing resource tracker) may take to end once the server has.
+CHILDREN_SECONDS = 5.0
 
 
 def free_port() -> int:
@@ -39,6 +43,8 @@ class Server:
     base_url: str
     database_url: str
     log: Path
+    # Processes of the server's group still running after a stop() had waited for them.
+    left_behind: list[int] = field(default_factory=list)
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -52,6 +58,7 @@ class Server:
                 self.process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self.left_behind = self._wait_for_group(CHILDREN_SECONDS)
         self._kill_group()
         return self.process.returncode
 
@@ -66,10 +73,20 @@ class Server:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
+    def _wait_for_group(self, seconds: float) -> list[int]:
+        deadline = time.monotonic() + seconds
+        while (alive := running_in_group(self.process.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return alive
+
     def assert_stops_cleanly(self) -> None:
         code = self.stop()
-        assert code in (0, -signal.SIGTERM), self.log_text()[-4000:]
-        assert "Application shutdown complete" in self.log_text()
+        log = self.log_text()
+        assert code in (0, -signal.SIGTERM), log[-4000:]
+        assert "Application shutdown complete" in log
+        assert not self.left_behind, f"processes outlived the server: {self.left_behind}"
+        # The resource tracker's "leaked semaphore" warning, once the group has ended.
+        assert "resource_tracker" not in log, log[-4000:]
 
     def wait_ready(self, seconds: float = READY_SECONDS) -> None:
         deadline = time.monotonic() + seconds
@@ -84,6 +101,20 @@ class Server:
             if time.monotonic() > deadline:
                 pytest.fail(f"not ready in {seconds:.0f} s:\n{self.log_text()[-4000:]}")
             time.sleep(0.1)
+
+
+def running_in_group(group: int) -> list[int]:
+    """The processes of process group ``group`` still running (zombies are done)."""
+    running = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # After the command name in parentheses: state, parent, process group.
+            state, _parent, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError, ValueError):
+            continue  # ended while being looked at
+        if int(pgrp) == group and state != "Z":
+            running.append(int(stat.parent.name))
+    return running
 
 
 def start_server(

@@ -11,6 +11,7 @@ from domain.cards import VALUE
 from domain.rules import Rules
 
 Move = tuple[int, Positions]  # (card, table positions taken)
+TABLE_CARDS = 4  # laid face up at the start of a deal; the rest of the deck goes to hands
 
 
 def deal_order(dealer: int, players: int, hand_size: int) -> list[int]:
@@ -83,8 +84,8 @@ class Deal:
             dealer,
             (dealer + 1) % players,
             hands,
-            deck[n : n + 4],
-            deck[n + 4 :],
+            deck[n : n + TABLE_CARDS],
+            deck[n + TABLE_CARDS :],
             [[] for _ in range(teams)],
             [0] * teams,
             None,

@@ -6,9 +6,14 @@ Stored events keep the dealt hands of every seat so that the log alone replays t
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import msgspec
 
 from domain.scoring import TeamDealScore
+
+# How a match ended: a side reached the target, or one of the ways a match ends early.
+EndReason = Literal["score", "resigned", "timeout", "aborted", "expired", "abandoned"]
 
 
 class Event(msgspec.Struct, frozen=True, tag_field="type"):
@@ -37,6 +42,10 @@ class CardPlayed(Event, frozen=True, tag="card_played"):
     card: str
     capture: tuple[str, ...]
     sweep: bool
+    auto: Annotated[
+        bool,
+        msgspec.Meta(description="True when the server played for the seat, as its time ran out"),
+    ] = False
 
 
 class LeftoversTaken(Event, frozen=True, tag="leftovers_taken"):
@@ -53,6 +62,13 @@ class DealScored(Event, frozen=True, tag="deal_scored"):
 class MatchFinished(Event, frozen=True, tag="match_finished"):
     winner: int | None
     scores: tuple[int, ...]
+    reason: Annotated[
+        EndReason,
+        msgspec.Meta(
+            description="How the match ended: score (a side reached the target), resigned, "
+            "timeout, aborted, expired or abandoned"
+        ),
+    ] = "score"
 
 
 class SeatJoined(Event, frozen=True, tag="seat_joined"):

@@ -142,4 +142,5 @@ def test_view_moves_match_legal_moves_and_wire_tags() -> None:
     state, events = play(state, state.turn, card.card, card.capture)
     wire = msgspec.json.decode(msgspec.json.encode(events[0]))
     assert wire["type"] == "card_played"
-    assert set(wire) == {"type", "seq", "seat", "card", "capture", "sweep"}
+    assert set(wire) == {"type", "seq", "seat", "card", "capture", "sweep", "auto"}
+    assert wire["auto"] is False

@@ -25,6 +25,8 @@ class Settings:
     log_level: str = "INFO"
     # Clients reconnect with Last-Event-ID; an upper bound frees connections of gone clients.
     stream_seconds: float = 300.0
+    waiting_ttl_seconds: int = 3600  # a match waiting for players this long expires
+    idle_ttl_seconds: int = 604_800  # a human's turn without a clock this long: abandoned
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -43,6 +45,12 @@ class Settings:
             log_level=env.get("SCOPA_LOG_LEVEL", defaults.log_level).upper(),
             stream_seconds=float(
                 _int(env, "SCOPA_STREAM_SECONDS", int(defaults.stream_seconds), minimum=1)
+            ),
+            waiting_ttl_seconds=_int(
+                env, "SCOPA_WAITING_TTL_SECONDS", defaults.waiting_ttl_seconds, minimum=1
+            ),
+            idle_ttl_seconds=_int(
+                env, "SCOPA_IDLE_TTL_SECONDS", defaults.idle_ttl_seconds, minimum=1
             ),
         )
 

@@ -20,6 +20,7 @@ from litestar.plugins.prometheus import PrometheusController
 from api.controllers.events import EventController
 from api.controllers.health import HealthController
 from api.controllers.hints import HintController
+from api.controllers.lifecycle import LifecycleController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
 from api.controllers.scores import ScoreController
@@ -151,6 +152,7 @@ def create_app(
         route_handlers=[
             MatchController,
             MoveController,
+            LifecycleController,
             EventController,
             ScoreController,
             HintController,

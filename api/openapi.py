@@ -14,7 +14,7 @@ import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.errors import PROBLEM_JSON
-from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
+from api.schemas import CreateMatch, JoinRequest, MoveRequest, NoOptions, Problem
 
 _REF = "#/components/schemas/{name}"
 _SSE = (
@@ -38,6 +38,8 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "createMatch": (CreateMatch, True),
     "playMove": (MoveRequest, True),
     "joinSeat": (JoinRequest, False),
+    "resignMatch": (NoOptions, False),
+    "abortMatch": (NoOptions, False),
 }
 _HUMAN = {"kind": "human"}
 _BODY_EXAMPLES: dict[str, dict[str, Any]] = {
@@ -102,6 +104,14 @@ _CREATE_LINKS = {
     "joinSeat": {
         "operationId": "joinSeat",
         "parameters": {"match_id": _MATCH_ID, "seat": "$response.body#/match/seats/1/seat"},
+    },
+    "resignMatch": {
+        "operationId": "resignMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
+    },
+    "abortMatch": {
+        "operationId": "abortMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
     },
 }
 # A hint is a legal move of the seat to play: playing it is how a bot (or a stateful

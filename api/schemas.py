@@ -14,6 +14,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from domain.cards import parse_cards
 from domain.match import Seat
+from domain.rules import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from domain.views import MoveView
 from service.matches import Setup
 
@@ -59,6 +60,18 @@ class RulesRequest(Body, frozen=True):
     ace_sweeps: Literal["off", "sweep", "no_point"] = "off"
     king_of_diamonds: bool = False
     diamond_sequence: bool = False
+    turn_seconds: Annotated[
+        Annotated[int, Meta(ge=TURN_SECONDS_MIN, le=TURN_SECONDS_MAX)] | None,
+        Meta(description="Seconds a human seat has for each turn; null (the default): no clock"),
+    ] = None
+    on_timeout: Annotated[
+        Literal["autoplay", "forfeit"],
+        Meta(
+            description="When a turn's time runs out: autoplay (the hard AI plays for the "
+            "seat, and 3 timeouts in a row lose) or forfeit (the seat's team loses); "
+            "no effect without turn_seconds"
+        ),
+    ] = "autoplay"
 
 
 class CreateMatch(Body, frozen=True):
@@ -77,6 +90,10 @@ class MoveRequest(Body, frozen=True):
 
 class JoinRequest(Body, frozen=True):
     """Join takes no options: no body, or an empty object."""
+
+
+class NoOptions(Body, frozen=True):
+    """No options: no body, or an empty object."""
 
 
 class InvalidParam(msgspec.Struct, frozen=True):
@@ -103,6 +120,8 @@ def setup_of(body: CreateMatch) -> Setup:
         "ace_sweeps": body.rules.ace_sweeps,
         "king_of_diamonds": body.rules.king_of_diamonds,
         "diamond_sequence": body.rules.diamond_sequence,
+        "turn_seconds": body.rules.turn_seconds,
+        "on_timeout": body.rules.on_timeout,
     }
     if body.rules.target is not UNSET:
         rules["target"] = body.rules.target

@@ -66,8 +66,10 @@ def build_app(settings: Settings) -> Litestar:
     async def start() -> None:
         if isinstance(bus, PostgresEventBus):
             await bus.start()
-        # Warming up in the background: start-up does not wait for the worker processes.
-        background.append(asyncio.create_task(ai.warm_up(), name="ai-warm-up"))
+        # Ready means able to do this process's work: the AI workers are up before the
+        # runners count on them, so what came due while no process ran (an AI's turn, an
+        # autoplay) is played within moments of /ready, not after a worker's cold start.
+        await ai.warm_up()
         await runner.start(service.advance_ai, service.ai_turns)
         await deadlines.start(service.enforce, service.due)
         background.append(asyncio.create_task(purge_keys(), name="purge-keys"))

@@ -48,7 +48,8 @@ async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dic
                 headers={**auth, "If-Match": f'"{view["version"]}"'},
                 json={"card": move["card"], "capture": move["capture"]},
             )
-            if answer.status_code in (409, 412):  # somebody moved first: look again
+            # Somebody moved first, or the seat's time ran out: look again.
+            if answer.status_code in (409, 412):
                 continue
             answer.raise_for_status()
             continue
@@ -81,7 +82,9 @@ async def main(argv: list[str]) -> int:
         else:
             match_id, token = args.match, args.token
         final = await play_seat(client, match_id, token)
-    print(json.dumps({"match": match_id, "scores": final["scores"], "winner": final["winner"]}))
+    # end_reason: "score", or how the match ended early ("resigned", "timeout", ...).
+    summary = {k: final[k] for k in ("scores", "winner", "end_reason")}
+    print(json.dumps({"match": match_id, **summary}))
     return 0
 
 

@@ -51,6 +51,7 @@ class DeadlineRunner:
         self._tasks.clear()
 
     async def _poll(self) -> None:
+        failing = False
         while self._due is not None:
             try:
                 # Asking for as many as there are free slots, plus those already in hand.
@@ -63,7 +64,14 @@ class DeadlineRunner:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.warning("deadline poll failed; retrying", exc_info=True)
+                # Twice a second through an outage would drown the log: once, and once back.
+                if not failing:
+                    log.warning("deadline polls failing; retrying quietly", exc_info=True)
+                failing = True
+            else:
+                if failing:
+                    log.info("deadline polls answer again")
+                failing = False
             await asyncio.sleep(self.poll_seconds)
 
     async def _run(self, match_id: str) -> None:

@@ -120,3 +120,35 @@ async def test_two_runners_share_the_moments_of_many_matches(
         record = await here.load(match_id)
         assert record.state.version == 1
         assert record.due_at == (None if record.state.status == "finished" else clock.now + 5)
+
+
+async def test_a_runner_outlives_failing_polls_and_enforcements() -> None:
+    """A database outage or a match that cannot be enforced stops nothing else."""
+    done: list[str] = []
+    polls = 0
+
+    async def due(limit: int) -> list[str]:
+        nonlocal polls
+        polls += 1
+        if polls <= 2:
+            raise ConnectionError("the database does not answer")
+        return [m for m in ("broken", "fine") if m not in done][:limit]
+
+    async def enforce(match_id: str) -> None:
+        if match_id == "broken":
+            raise RuntimeError("cannot")
+        done.append(match_id)
+
+    runner = DeadlineRunner(poll_seconds=0.01)
+    await runner.start(enforce, due)
+    try:
+        for _ in range(300):
+            if done:
+                break
+            await asyncio.sleep(0.01)
+        polled = polls
+        await asyncio.sleep(0.05)
+    finally:
+        await runner.stop()
+    assert done == ["fine"]
+    assert polls > polled  # still polling, the broken match tried again each time

@@ -3,7 +3,8 @@ by whichever process finds them first.
 
 Every ``poll_seconds`` the runner asks the store for the matches past their ``due_at``
 and has the service enforce each, a few at a time and never one match twice at once in
-this process. Nothing is kept in memory between polls, so a moment that passed while no
+this process; through a backlog (after a restart, say) it asks again as soon as one is
+done. Nothing is kept in memory between polls, so a moment that passed while no
 process ran is found by the first poll of the next one. Processes sharing a database race
 through the store's versions: one change per moment is stored, and the others reload and
 find it gone.
@@ -12,6 +13,7 @@ find it gone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -32,6 +34,7 @@ class DeadlineRunner:
         self._due: Callable[[int], Awaitable[list[str]]] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._poller: asyncio.Task[None] | None = None
+        self._done = asyncio.Event()  # a match was enforced: its slot is free
 
     async def start(
         self,
@@ -53,6 +56,7 @@ class DeadlineRunner:
     async def _poll(self) -> None:
         failing = False
         while self._due is not None:
+            self._done.clear()
             try:
                 # Asking for as many as there are free slots, plus those already in hand.
                 for match_id in await self._due(self.concurrency + len(self._tasks)):
@@ -72,12 +76,23 @@ class DeadlineRunner:
                 if failing:
                     log.info("deadline polls answer again")
                 failing = False
+            await self._pause(full=len(self._tasks) >= self.concurrency)
+
+    async def _pause(self, *, full: bool) -> None:
+        """Until the next poll: ``poll_seconds``, or less when every slot is taken (more may
+        be due) and one frees."""
+        if not full:
             await asyncio.sleep(self.poll_seconds)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._done.wait(), self.poll_seconds)
 
     async def _run(self, match_id: str) -> None:
         try:
             if self._enforce is not None:
                 await self._enforce(match_id)
+            # Not after a failure: a match that keeps failing waits for the next poll.
+            self._done.set()
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -152,3 +152,28 @@ async def test_a_runner_outlives_failing_polls_and_enforcements() -> None:
         await runner.stop()
     assert done == ["fine"]
     assert polls > polled  # still polling, the broken match tried again each time
+
+
+async def test_a_backlog_is_worked_through_without_waiting_for_each_poll() -> None:
+    """Hundreds of matches past their moment at once (a restart after a long stop)."""
+    due_now = {f"m{i}" for i in range(200)}
+    all_done = asyncio.Event()
+
+    async def due(limit: int) -> list[str]:
+        return sorted(due_now)[:limit]
+
+    async def enforce(match_id: str) -> None:
+        await asyncio.sleep(0.001)
+        due_now.discard(match_id)
+        if not due_now:
+            all_done.set()
+
+    runner = DeadlineRunner(poll_seconds=0.5, concurrency=8)
+    started = asyncio.get_running_loop().time()
+    await runner.start(enforce, due)
+    try:
+        await asyncio.wait_for(all_done.wait(), 10)
+    finally:
+        await runner.stop()
+    # 25 batches of 8: one poll period each would take 12 s.
+    assert asyncio.get_running_loop().time() - started < 2.0

@@ -4,6 +4,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 COPY constraints.txt pyproject.toml README.md LICENSE ./
 COPY domain ./domain
+COPY service ./service
 COPY api ./api
 COPY infra ./infra
 COPY migrations ./migrations

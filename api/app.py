@@ -21,6 +21,7 @@ from api import __version__
 from api.controllers.events import EventController
 from api.controllers.health import HealthController
 from api.controllers.hints import HintController
+from api.controllers.lifecycle import LifecycleController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
 from api.controllers.pages import SWAGGER_ASSETS, landing, swagger_assets
@@ -157,6 +158,7 @@ def create_app(
         route_handlers=[
             MatchController,
             MoveController,
+            LifecycleController,
             EventController,
             ScoreController,
             HintController,

@@ -19,6 +19,7 @@ from msgspec import UNSET
 
 from api.schemas import InvalidParam, Problem
 from domain.errors import (
+    CannotAbort,
     CardNotationError,
     InvalidMove,
     InvalidSetup,
@@ -68,6 +69,7 @@ METRICS_TOKEN = Kind("metrics-token", 401, "Missing or invalid metrics token")
 MATCH_NOT_ACTIVE = Kind("match-not-active", 409, "The match is not being played")
 NOT_YOUR_TURN = Kind("not-your-turn", 409, "It is not this seat's turn")
 SEAT_NOT_OPEN = Kind("seat-not-open", 409, "The seat is not open")
+CANNOT_ABORT = Kind("cannot-abort", 409, "The match can no longer be aborted")
 STALE_VERSION = Kind("stale-version", 412, "The match has changed since that version")
 ILLEGAL_MOVE = Kind("illegal-move", 422, "That move is not allowed")
 KEY_REUSED = Kind("idempotency-key-reused", 422, "Idempotency-Key reused with another body")
@@ -91,6 +93,7 @@ _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (MatchNotActive, MATCH_NOT_ACTIVE),
     (NotYourTurn, NOT_YOUR_TURN),
     (SeatNotOpen, SEAT_NOT_OPEN),
+    (CannotAbort, CANNOT_ABORT),
     (StaleVersion, STALE_VERSION),
     (InvalidMove, ILLEGAL_MOVE),  # illegal or ambiguous
     (IdempotencyKeyReused, KEY_REUSED),

@@ -40,6 +40,8 @@ BODIES: dict[str, dict[str, Any]] = {
         },
     },
     "joinSeat": {"empty": {"summary": "Join takes no options", "value": {}}},
+    "resignMatch": {"empty": {"summary": "Resigning takes no options", "value": {}}},
+    "abortMatch": {"empty": {"summary": "Aborting takes no options", "value": {}}},
 }
 
 _RULES = {
@@ -49,6 +51,8 @@ _RULES = {
     "ace_sweeps": "off",
     "king_of_diamonds": False,
     "diamond_sequence": False,
+    "turn_seconds": None,
+    "on_timeout": "autoplay",
 }
 _PLAYER = {"seat": 0, "team": 0, "kind": "human", "level": None}
 _EXPERT = {"seat": 1, "team": 1, "kind": "ai", "level": "expert"}
@@ -131,6 +135,8 @@ _CREATED = {
         "scores": [0, 0],
         "deal_scores": [],
         "winner": None,
+        "end_reason": None,
+        "turn_deadline": None,
     },
     "tokens": [{"seat": 0, "token": "_5zusWtynJE5kMR5X1qckj6tjpCfcfj18VBCfr1zzp0"}],
 }
@@ -176,6 +182,8 @@ _VIEW = {
     "scores": [5, 0],
     "deal_scores": [_FIRST_DEAL],
     "winner": None,
+    "end_reason": None,
+    "turn_deadline": None,
 }
 # The same view once seat 0 has played JD taking JH: the expert's turn.
 _MOVED = {
@@ -200,7 +208,15 @@ _MOVED = {
 }
 _EVENTS = {
     "events": [
-        {"type": "card_played", "seq": 41, "seat": 1, "card": "7D", "capture": [], "sweep": False},
+        {
+            "type": "card_played",
+            "seq": 41,
+            "seat": 1,
+            "card": "7D",
+            "capture": [],
+            "sweep": False,
+            "auto": False,
+        },
         {
             "type": "card_played",
             "seq": 42,
@@ -208,6 +224,7 @@ _EVENTS = {
             "card": "7H",
             "capture": ["7D"],
             "sweep": False,
+            "auto": False,
         },
         {"type": "leftovers_taken", "seq": 43, "team": 0, "cards": ["5C", "QH"]},
         {"type": "deal_scored", "seq": 44, **_FIRST_DEAL},
@@ -280,6 +297,8 @@ _LOBBY = {
             "scores": [0, 0],
             "deal_scores": [],
             "winner": None,
+            "end_reason": None,
+            "turn_deadline": None,
         }
     ],
     "next_cursor": None,

@@ -15,7 +15,7 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from api import examples
 from api.errors import PROBLEM_JSON
-from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
+from api.schemas import CreateMatch, JoinRequest, MoveRequest, NoOptions, Problem
 from domain.ai import LEVELS
 
 _REF = "#/components/schemas/{name}"
@@ -41,6 +41,8 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "createMatch": (CreateMatch, True),
     "playMove": (MoveRequest, True),
     "joinSeat": (JoinRequest, False),
+    "resignMatch": (NoOptions, False),
+    "abortMatch": (NoOptions, False),
 }
 # The tags of the unions, described once for every schema they tell apart.
 _TAGS = {
@@ -91,6 +93,14 @@ _CREATE_LINKS = {
     "joinSeat": {
         "operationId": "joinSeat",
         "parameters": {"match_id": _MATCH_ID, "seat": "$response.body#/match/seats/1/seat"},
+    },
+    "resignMatch": {
+        "operationId": "resignMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
+    },
+    "abortMatch": {
+        "operationId": "abortMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
     },
 }
 # A hint is a legal move of the seat to play: playing it is how a bot (or a stateful

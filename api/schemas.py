@@ -15,6 +15,7 @@ from msgspec import UNSET, Meta, UnsetType
 from domain.ai import Level
 from domain.cards import parse_cards
 from domain.match import Seat
+from domain.rules import TURN_SECONDS_MAX, TURN_SECONDS_MIN
 from domain.views import MoveView
 from service.matches import Setup
 
@@ -93,6 +94,18 @@ class RulesRequest(Body, frozen=True):
             "diamond in unbroken order; the target becomes 21 unless given"
         ),
     ] = False
+    turn_seconds: Annotated[
+        Annotated[int, Meta(ge=TURN_SECONDS_MIN, le=TURN_SECONDS_MAX)] | None,
+        Meta(description="Seconds a human seat has for each turn; null (the default): no clock"),
+    ] = None
+    on_timeout: Annotated[
+        Literal["autoplay", "forfeit"],
+        Meta(
+            description="When a turn's time runs out: autoplay (the hard AI plays for the "
+            "seat, and 3 timeouts in a row lose) or forfeit (the seat's team loses); "
+            "no effect without turn_seconds"
+        ),
+    ] = "autoplay"
 
 
 class CreateMatch(Body, frozen=True):
@@ -158,6 +171,10 @@ class JoinRequest(Body, frozen=True):
     """Join takes no options: no body, or an empty object."""
 
 
+class NoOptions(Body, frozen=True):
+    """No options: no body, or an empty object."""
+
+
 class InvalidParam(msgspec.Struct, frozen=True):
     name: Annotated[
         str,
@@ -203,6 +220,8 @@ def setup_of(body: CreateMatch) -> Setup:
         "ace_sweeps": body.rules.ace_sweeps,
         "king_of_diamonds": body.rules.king_of_diamonds,
         "diamond_sequence": body.rules.diamond_sequence,
+        "turn_seconds": body.rules.turn_seconds,
+        "on_timeout": body.rules.on_timeout,
     }
     if body.rules.target is not UNSET:
         rules["target"] = body.rules.target

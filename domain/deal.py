@@ -12,6 +12,8 @@ from domain.cards import VALUE
 from domain.moves import Move
 from domain.rules import Rules
 
+TABLE_CARDS = 4  # laid face up at the start of a deal; the rest of the deck goes to hands
+
 
 def team_of(seat: int, players: int) -> int:
     return seat % 2 if players == 4 else seat
@@ -75,8 +77,8 @@ class Deal:
             dealer,
             (dealer + 1) % players,
             hands,
-            deck[n : n + 4],
-            deck[n + 4 :],
+            deck[n : n + TABLE_CARDS],
+            deck[n + TABLE_CARDS :],
             [[] for _ in range(teams)],
             [0] * teams,
             None,

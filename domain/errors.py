@@ -56,3 +56,7 @@ class SeatNotOpen(ScopaError):
 
 class NoSuchSeat(ScopaError):
     pass
+
+
+class CannotAbort(ScopaError):
+    """Only a match nobody has really played yet can be called off."""

@@ -6,12 +6,15 @@ Stored events keep the dealt hands of every seat so that the log alone replays t
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
 
 from domain.scoring import TeamDealScore
+
+# How a match ended: a side reached the target, or one of the ways a match ends early.
+EndReason = Literal["score", "resigned", "timeout", "aborted", "expired", "abandoned"]
 
 
 class Event(msgspec.Struct, frozen=True, tag_field="type"):
@@ -46,6 +49,10 @@ class CardPlayed(Event, frozen=True, tag="card_played"):
         Meta(description="The table cards it took; empty: the card stayed on the table"),
     ]
     sweep: Annotated[bool, Meta(description="Whether the play scored a sweep point")]
+    auto: Annotated[
+        bool,
+        msgspec.Meta(description="True when the server played for the seat, as its time ran out"),
+    ] = False
 
 
 class LeftoversTaken(Event, frozen=True, tag="leftovers_taken"):
@@ -73,6 +80,13 @@ class DealScored(Event, frozen=True, tag="deal_scored"):
 class MatchFinished(Event, frozen=True, tag="match_finished"):
     winner: Annotated[int | None, Meta(description="The team that won")]
     scores: Annotated[tuple[int, ...], Meta(description="Each team's final match points")]
+    reason: Annotated[
+        EndReason,
+        msgspec.Meta(
+            description="How the match ended: score (a side reached the target), resigned, "
+            "timeout, aborted, expired or abandoned"
+        ),
+    ] = "score"
 
 
 class SeatJoined(Event, frozen=True, tag="seat_joined"):

@@ -2,8 +2,13 @@
 
 ``MatchState`` is an immutable value in a compact form (cards as ints) that serialises
 with msgspec; every change is a function ``f(state, ...) -> (state, events)``. Each
-accepted change (a join, a move) bumps ``version`` by one; events are numbered by ``seq``
-from 1 without gaps.
+accepted change (a join, a move, an ending) bumps ``version`` by one; events are numbered
+by ``seq`` from 1 without gaps.
+
+A match ends when a side reaches the target, or early: a seat resigns, a timeout loses,
+it is aborted before anyone really played, or its time runs out waiting for players or
+for a move (``expire``, ``abandon``). When those moments come is the service's to know;
+the domain has no clock.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from typing import Literal
 import msgspec
 
 from domain.cards import DECK, NAME, names
-from domain.deal import Deal
+from domain.deal import TABLE_CARDS, Deal, team_of
 from domain.errors import (
     AmbiguousMove,
+    CannotAbort,
     IllegalMove,
     InvalidSetup,
     MatchNotActive,
@@ -29,6 +35,7 @@ from domain.events import (
     CardsDealt,
     DealScored,
     DealStarted,
+    EndReason,
     LeftoversTaken,
     MatchFinished,
     Redeal,
@@ -42,6 +49,8 @@ from domain.scoring import DealScore, score_deal, winner
 
 SeatKind = Literal["human", "open", "ai"]
 Status = Literal["waiting", "active", "finished"]
+# Timing out on this many of its turns in a row loses a seat the match.
+TIMEOUTS_TO_LOSE = 3
 
 
 class Seat(msgspec.Struct, frozen=True):
@@ -70,6 +79,9 @@ class MatchState(msgspec.Struct, frozen=True):
     scores: tuple[int, ...] = (0, 0)
     deal_scores: tuple[DealScore, ...] = ()
     winner: int | None = None
+    end_reason: EndReason | None = None
+    # Per seat, the turns in a row it timed out on; () until a first timeout.
+    timeouts: tuple[int, ...] = ()
 
     @property
     def players(self) -> int:
@@ -117,6 +129,8 @@ def new_match(
 def join(state: MatchState, seat: int) -> tuple[MatchState, list[StoredEvent]]:
     if not 0 <= seat < state.players:
         raise NoSuchSeat(f"seat {seat} does not exist in a {state.players}-player match")
+    if state.status == "finished":
+        raise SeatNotOpen(f"seat {seat} is not open: the match is over")
     if state.seats[seat].kind != "open":
         raise SeatNotOpen(f"seat {seat} is not open")
     seats = tuple(Seat("human") if i == seat else s for i, s in enumerate(state.seats))
@@ -184,10 +198,117 @@ def play(state: MatchState, seat: int, move: Move) -> tuple[MatchState, list[Sto
                 deck_count=len(deal.stock),
             )
         )
-    state = _with_deal(state, deal, version=state.version + 1, seq=seq)
+    timeouts = state.timeouts
+    if timeouts and timeouts[seat]:
+        timeouts = _with_count(timeouts, seat, 0)  # a card of its own breaks the run
+    state = _with_deal(state, deal, version=state.version + 1, seq=seq, timeouts=timeouts)
     if deal.is_over():
         state = _end_deal(state, deal, events)
     return state, events
+
+
+def time_out(state: MatchState, move: Move | None = None) -> tuple[MatchState, list[StoredEvent]]:
+    """The human seat to play ran out of time. Under ``forfeit`` its team loses; under
+    ``autoplay`` ``move`` (the hard AI's choice) is played for it, marked ``auto``, and
+    its third timeout in a row then loses it the match."""
+    seat = human_to_play(state)
+    if seat is None:
+        raise MatchNotActive(f"the match is {state.status} and no human seat is to play")
+    if state.rules.on_timeout == "forfeit":
+        return _ended(state, _other_team(state, seat), "timeout")
+    if move is None:
+        raise ValueError("autoplay needs the move to play")
+    count = (state.timeouts[seat] if state.timeouts else 0) + 1
+    state, events = play(state, seat, move)
+    played = events[0]
+    assert isinstance(played, CardPlayed)
+    events[0] = msgspec.structs.replace(played, auto=True)
+    timeouts = _with_count(state.timeouts or (0,) * state.players, seat, count)
+    state = msgspec.structs.replace(state, timeouts=timeouts)
+    if count >= TIMEOUTS_TO_LOSE and state.status == "active":
+        state = finish(state, _other_team(state, seat), "timeout", events)
+    return state, events
+
+
+def resign(state: MatchState, seat: int) -> tuple[MatchState, list[StoredEvent]]:
+    """``seat``'s team gives up: the other team wins at once."""
+    if state.status != "active":
+        raise MatchNotActive(f"the match is {state.status}")
+    return _ended(state, _other_team(state, seat), "resigned")
+
+
+def abort(state: MatchState) -> tuple[MatchState, list[StoredEvent]]:
+    """Call the match off, nobody winning: while it waits for players, or before any human
+    seat has played a card of its own."""
+    if state.status == "finished":
+        raise CannotAbort("the match is over")
+    if human_has_played(state):
+        raise CannotAbort("a human seat has played a card: resign instead")
+    return _ended(state, None, "aborted")
+
+
+def expire(state: MatchState) -> tuple[MatchState, list[StoredEvent]]:
+    """Nobody came to fill the open seats in time."""
+    if state.status != "waiting":
+        raise MatchNotActive(f"the match is {state.status}, not waiting")
+    return _ended(state, None, "expired")
+
+
+def abandon(state: MatchState) -> tuple[MatchState, list[StoredEvent]]:
+    """The human seat to play, without a clock, has let the match lie for too long."""
+    if human_to_play(state) is None:
+        raise MatchNotActive(f"the match is {state.status} and no human seat is to play")
+    return _ended(state, None, "abandoned")
+
+
+def finish(
+    state: MatchState, winner: int | None, reason: EndReason, events: list[StoredEvent]
+) -> MatchState:
+    """The match's end, appended to ``events``; a deal in progress stays as it stood (it is
+    not scored: only finished deals count)."""
+    seq = state.seq + 1
+    events.append(MatchFinished(seq=seq, winner=winner, scores=state.scores, reason=reason))
+    return msgspec.structs.replace(
+        state, status="finished", seq=seq, turn=None, winner=winner, end_reason=reason
+    )
+
+
+def _ended(
+    state: MatchState, winner: int | None, reason: EndReason
+) -> tuple[MatchState, list[StoredEvent]]:
+    """An ending that is a change of its own."""
+    events: list[StoredEvent] = []
+    bumped = msgspec.structs.replace(state, version=state.version + 1)
+    return finish(bumped, winner, reason, events), events
+
+
+def human_has_played(state: MatchState) -> bool:
+    """Whether a human seat has played a card of its own choosing (autoplay does not count).
+
+    Derived rather than stored. A deal ends only once every seat has played all its cards,
+    and no seat lasts through three timeouts in a row, so once the first deal is over
+    every human seat has played. Within the first deal, a seat has played a card itself
+    when it has played more cards than the timeouts it has in a row.
+    """
+    if state.status == "waiting":
+        return False
+    if state.deal > 1:
+        return True
+    # Each seat's share of the cards dealt to hands so far this deal.
+    dealt = (len(DECK) - TABLE_CARDS - len(state.stock)) // state.players
+    timeouts = state.timeouts or (0,) * state.players
+    return any(
+        seat.kind == "human" and dealt - len(state.hands[i]) > timeouts[i]
+        for i, seat in enumerate(state.seats)
+    )
+
+
+def _other_team(state: MatchState, seat: int) -> int:
+    return 1 - team_of(seat, state.players)
+
+
+def _with_count(counts: tuple[int, ...], seat: int, count: int) -> tuple[int, ...]:
+    return (*counts[:seat], count, *counts[seat + 1 :])
 
 
 def _deal_for(state: MatchState, seat: int) -> Deal:
@@ -295,27 +416,32 @@ def _end_deal(state: MatchState, deal: Deal, events: list[StoredEvent]) -> Match
     )
     if won is None:
         return _start_deal(state, events)
-    seq += 1
-    events.append(MatchFinished(seq=seq, winner=won, scores=score.scores))
-    return msgspec.structs.replace(
-        state,
-        status="finished",
-        seq=seq,
-        turn=None,
-        winner=won,
-        hands=((),) * state.players,
-    )
+    return finish(state, won, "score", events)
+
+
+def redo(state: MatchState, event: StoredEvent) -> tuple[MatchState, list[StoredEvent]] | None:
+    """The change an event of the log records (a join, a play, an early ending) made again;
+    None for an event that only follows from one (a deal, a score, an ending the change
+    itself brought)."""
+    if isinstance(event, SeatJoined):
+        return join(state, event.seat)
+    if isinstance(event, CardPlayed):
+        move = Move.of(NAME.index(event.card), [NAME.index(c) for c in event.capture])
+        if event.auto:
+            return time_out(state, move)
+        return play(state, event.seat, move)
+    if isinstance(event, MatchFinished) and state.status != "finished":
+        return _ended(state, event.winner, event.reason)
+    return None
 
 
 def replay(initial: MatchState, events: Sequence[StoredEvent]) -> MatchState:
-    """Re-apply the joins and plays of an event log to the match as it was created."""
+    """Re-apply the changes of an event log to the match as it was created."""
     state = initial
     for event in events:
-        if isinstance(event, SeatJoined):
-            state, _ = join(state, event.seat)
-        elif isinstance(event, CardPlayed):
-            move = Move.of(NAME.index(event.card), [NAME.index(c) for c in event.capture])
-            state, _ = play(state, event.seat, move)
+        redone = redo(state, event)
+        if redone is not None:
+            state = redone[0]
     return state
 
 
@@ -324,3 +450,15 @@ def ai_to_play(state: MatchState) -> int | None:
     if state.status != "active" or state.turn is None:
         return None
     return state.turn if state.seats[state.turn].kind == "ai" else None
+
+
+def human_to_play(state: MatchState) -> int | None:
+    """The human seat whose turn it is, if any."""
+    if state.status != "active" or state.turn is None:
+        return None
+    return state.turn if state.seats[state.turn].kind == "human" else None
+
+
+def on_the_clock(state: MatchState) -> int | None:
+    """The human seat to play when the match has a turn clock: its time is running."""
+    return human_to_play(state) if state.rules.turn_seconds is not None else None

@@ -11,8 +11,12 @@ from domain.errors import InvalidSetup
 
 Capture = Literal["match", "fifteen"]
 AceSweeps = Literal["off", "sweep", "no_point"]
+OnTimeout = Literal["autoplay", "forfeit"]
 CAPTURE_MODES: tuple[str, ...] = ("match", "fifteen")
 ACE_SWEEP_MODES: tuple[str, ...] = ("off", "sweep", "no_point")
+ON_TIMEOUT_MODES: tuple[str, ...] = ("autoplay", "forfeit")
+TURN_SECONDS_MIN = 5
+TURN_SECONDS_MAX = 86_400
 
 
 class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -48,6 +52,19 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         bool,
         Meta(description="Whether the diamonds in unbroken order from A-2-3 score their value"),
     ] = False
+    turn_seconds: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="Seconds a human seat has for each turn (5..86400); null: no clock"
+        ),
+    ] = None
+    on_timeout: Annotated[
+        OnTimeout,
+        msgspec.Meta(
+            description="When a turn's time runs out: autoplay (the hard AI plays for the "
+            "seat; 3 timeouts in a row lose) or forfeit (the seat's team loses)"
+        ),
+    ] = "autoplay"
 
 
 def make_rules(
@@ -58,6 +75,8 @@ def make_rules(
     ace_sweeps: str = "off",
     king_of_diamonds: bool = False,
     diamond_sequence: bool = False,
+    turn_seconds: int | None = None,
+    on_timeout: str = "autoplay",
     players: int = 2,
 ) -> Rules:
     """Rules with defaults filled in (target 21 under the diamond sequence), or InvalidSetup."""
@@ -78,6 +97,12 @@ def make_rules(
         problems.append(("rules.ace_sweeps", f"must be one of {', '.join(ACE_SWEEP_MODES)}"))
     elif ace_sweeps != "off" and capture == "fifteen":
         problems.append(("rules.ace_sweeps", "ace sweeps cannot be combined with capture fifteen"))
+    if turn_seconds is not None and not TURN_SECONDS_MIN <= turn_seconds <= TURN_SECONDS_MAX:
+        problems.append(
+            ("rules.turn_seconds", f"must be {TURN_SECONDS_MIN}..{TURN_SECONDS_MAX} or null")
+        )
+    if on_timeout not in ON_TIMEOUT_MODES:
+        problems.append(("rules.on_timeout", f"must be one of {', '.join(ON_TIMEOUT_MODES)}"))
     if problems:
         raise InvalidSetup(problems)
     return Rules(
@@ -87,4 +112,6 @@ def make_rules(
         ace_sweeps=ace_sweeps,  # type: ignore[arg-type]
         king_of_diamonds=king_of_diamonds,
         diamond_sequence=diamond_sequence,
+        turn_seconds=turn_seconds,
+        on_timeout=on_timeout,  # type: ignore[arg-type]
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Annotated
 
 import msgspec
@@ -10,7 +11,8 @@ from msgspec import Meta
 
 from domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
 from domain.deal import team_of
-from domain.match import MatchState, SeatKind, Status, current_deal, is_sweep
+from domain.events import EndReason
+from domain.match import MatchState, SeatKind, Status, current_deal, is_sweep, on_the_clock
 from domain.moves import Move
 from domain.rules import Rules
 from domain.scoring import DealScore
@@ -142,6 +144,21 @@ class MatchView(msgspec.Struct, frozen=True):
     winner: Annotated[
         int | None, Meta(description="The team that won, once finished; null until then")
     ]
+    end_reason: Annotated[
+        EndReason | None,
+        msgspec.Meta(
+            description="null unless finished; then score (a side reached the target), "
+            "resigned, timeout, aborted, expired or abandoned"
+        ),
+    ]
+    turn_deadline: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="When the time of the human seat to play runs out (RFC 3339, UTC, "
+            "milliseconds), if the match has a turn clock; else null",
+            examples=["2026-12-01T10:00:05.250Z"],
+        ),
+    ]
 
 
 def seat_moves(state: MatchState, seat: int | None) -> tuple[MoveView, ...]:
@@ -163,9 +180,15 @@ def _move_view(table: Sequence[int], move: Move, sweep: bool) -> MoveView:
     return MoveView(NAME[move.card], tuple(NAME[c] for c in table if c in taken), sweep)
 
 
-def match_view(match_id: str, state: MatchState, seat: int | None) -> MatchView:
-    """The match as ``seat`` sees it; ``None`` is a spectator, who sees no hand."""
+def match_view(
+    match_id: str, state: MatchState, seat: int | None, *, deadline: float | None = None
+) -> MatchView:
+    """The match as ``seat`` sees it; ``None`` is a spectator, who sees no hand.
+
+    ``deadline`` (unix seconds) is when the match's next moment comes; it is shown as the
+    turn's deadline only while a human seat is on the clock."""
     players = state.players
+    finished = state.status == "finished"
     return MatchView(
         id=match_id,
         version=state.version,
@@ -190,11 +213,22 @@ def match_view(match_id: str, state: MatchState, seat: int | None) -> MatchView:
         deal=state.deal,
         dealer=state.dealer,
         turn=state.turn,
-        deck_count=len(state.stock) if state.status != "finished" else 0,
+        # A match that ended before its deal did shows the deal as it stood.
+        deck_count=len(state.stock),
         table=tuple(names(state.table)),
-        hand=None if seat is None else tuple(names(state.hands[seat])),
+        hand=None if seat is None else () if finished else tuple(names(state.hands[seat])),
         legal_moves=seat_moves(state, seat),
         scores=state.scores,
         deal_scores=state.deal_scores,
         winner=state.winner,
+        end_reason=state.end_reason,
+        turn_deadline=(
+            _rfc3339(deadline) if deadline is not None and on_the_clock(state) is not None else None
+        ),
     )
+
+
+def _rfc3339(moment: float) -> str:
+    """``2026-12-01T10:00:05.250Z``: UTC, cut to the millisecond (so never late)."""
+    text = datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds")
+    return text.removesuffix("+00:00") + "Z"

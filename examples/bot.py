@@ -70,7 +70,8 @@ async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dic
                 headers={**auth, "If-Match": f'"{view["version"]}"'},
                 json={"card": move["card"], "capture": move["capture"]},
             )
-            if answer.status_code not in (409, 412):  # somebody moved first: look again
+            # Somebody moved first, or the seat's time ran out: look again.
+            if answer.status_code not in (409, 412):
                 checked(answer)
             continue
         events = await client.get(
@@ -128,7 +129,9 @@ async def main(argv: list[str]) -> int:
     except httpx.TransportError as error:
         print(f"bot: cannot reach the server at {args.url}: {error}", file=sys.stderr)
         return 1
-    print(json.dumps({"match": match_id, "scores": final["scores"], "winner": final["winner"]}))
+    # end_reason: "score", or how the match ended early ("resigned", "timeout", ...).
+    summary = {k: final[k] for k in ("scores", "winner", "end_reason")}
+    print(json.dumps({"match": match_id, **summary}))
     return 0
 
 

@@ -16,9 +16,11 @@ from sqlalchemy.engine import make_url
 from api.app import create_app
 from infra.ai_runner import AiRunner, PooledAi, make_executor
 from infra.db import DatabaseUnavailable, make_engine
+from infra.deadline_runner import DeadlineRunner
 from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
+from service.lifecycle import Lifecycle
 from service.matches import MatchService
 
 log = logging.getLogger(__name__)
@@ -36,7 +38,16 @@ def build_app(settings: Settings) -> Litestar:
     executor = make_executor(settings.ai_workers)
     ai = PooledAi(executor, settings.ai_budget_ms)
     runner = AiRunner()
-    service = MatchService(store, bus, reads=store, keys=store, ai=ai, on_change=runner.kick)
+    deadlines = DeadlineRunner()
+    service = MatchService(
+        store,
+        bus,
+        reads=store,
+        keys=store,
+        ai=ai,
+        on_change=runner.kick,
+        lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
+    )
     background: list[asyncio.Task[None]] = []
 
     async def purge_keys() -> None:
@@ -51,12 +62,16 @@ def build_app(settings: Settings) -> Litestar:
     async def start() -> None:
         if isinstance(bus, PostgresEventBus):
             await bus.start()
-        # Warming up in the background: start-up does not wait for the worker processes.
-        background.append(asyncio.create_task(ai.warm_up(), name="ai-warm-up"))
+        # Ready means able to do this process's work: the AI workers are up before the
+        # runners count on them, so what came due while no process ran (an AI's turn, an
+        # autoplay) is played within moments of /ready, not after a worker's cold start.
+        await ai.warm_up()
         await runner.start(service.advance_ai, service.ai_turns)
+        await deadlines.start(service.enforce, service.due)
         background.append(asyncio.create_task(purge_keys(), name="purge-keys"))
 
     async def stop() -> None:
+        await deadlines.stop()
         await runner.stop()
         for task in background:
             task.cancel()

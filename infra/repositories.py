@@ -57,9 +57,9 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode_state = msgspec.msgpack.Decoder(MatchState).decode
 _decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
 
-_PG_GET = "SELECT state, created_at FROM matches WHERE id = $1"
+_PG_GET = "SELECT state, created_at, due_at FROM matches WHERE id = $1"
 _PG_GET_FOR_TOKEN = """
-SELECT m.state, m.created_at, s.seat
+SELECT m.state, m.created_at, m.due_at, s.seat
 FROM matches AS m LEFT JOIN seats AS s ON s.match_id = m.id AND s.token_hash = $2
 WHERE m.id = $1"""
 # A save in one statement, so one transaction: the state at the expected version (on a
@@ -72,34 +72,42 @@ _PG_SAVE = """
 WITH moved AS (
     UPDATE matches
     SET version = $3, status = $4, state = $5, updated_at = $6, has_open_seat = $7,
-        ai_turn = $8
+        ai_turn = $8, due_at = $9
     WHERE id = $1 AND version = $2
     RETURNING id
 ), logged AS (
     INSERT INTO events (match_id, seq, payload)
     SELECT moved.id, e.seq, e.payload
-    FROM moved, unnest($9::integer[], $10::bytea[]) AS e (seq, payload)
+    FROM moved, unnest($10::integer[], $11::bytea[]) AS e (seq, payload)
 ), seated AS (
     INSERT INTO seats (match_id, seat, token_hash)
     SELECT moved.id, t.seat, t.token_hash
-    FROM moved, unnest($11::integer[], $12::varchar[]) AS t (seat, token_hash)
+    FROM moved, unnest($12::integer[], $13::varchar[]) AS t (seat, token_hash)
 ), filled AS (
     UPDATE idempotency
-    SET fingerprint = $16, body = $17, created_at = $6
+    SET fingerprint = $17, body = $18, created_at = $6
     FROM moved
-    WHERE scope = $13::varchar AND key = $14 AND fingerprint = $15 AND body IS NULL
+    WHERE scope = $14::varchar AND key = $15 AND fingerprint = $16 AND body IS NULL
     RETURNING 1
 ), kept AS (
     INSERT INTO idempotency (scope, key, fingerprint, body, created_at)
-    SELECT $13, $14, $16, $17, $6
+    SELECT $14, $15, $17, $18, $6
     FROM moved
-    WHERE $13 IS NOT NULL AND NOT EXISTS (SELECT FROM filled)
+    WHERE $14 IS NOT NULL AND NOT EXISTS (SELECT FROM filled)
 )
 """
-# $3 to $8, in the order of the SET above.
-_SAVED_COLUMNS = ("version", "status", "state", "updated_at", "has_open_seat", "ai_turn")
+# $3 to $9, in the order of the SET above.
+_SAVED_COLUMNS = (
+    "version",
+    "status",
+    "state",
+    "updated_at",
+    "has_open_seat",
+    "ai_turn",
+    "due_at",
+)
 _PG_SAVED = _PG_SAVE + "SELECT 1 FROM moved"
-_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($18, $19) FROM moved"
+_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($19, $20) FROM moved"
 
 # Raised by asyncpg before anything is sent: the statement can go again elsewhere.
 _UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
@@ -146,14 +154,17 @@ def _abandon(call: asyncio.Future[Any]) -> None:
     call.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
-def _state_columns(state: MatchState, now: float) -> dict[str, Any]:
+def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[str, Any]:
     return {
         "version": state.version,
         "status": state.status,
         "state": _encode(state),
         "updated_at": now,
-        "has_open_seat": any(seat.kind == "open" for seat in state.seats),
+        # A match that ended waiting keeps its open seats, but leaves the lobby.
+        "has_open_seat": state.status == "waiting"
+        and any(seat.kind == "open" for seat in state.seats),
         "ai_turn": ai_to_play(state) is not None,
+        "due_at": due_at,
     }
 
 
@@ -197,7 +208,7 @@ class SqlMatchStore:
                         # As created: the log replays from here.
                         initial=_encode(record.state),
                         created_at=record.created_at,
-                        **_state_columns(record.state, now),
+                        **_state_columns(record.state, now, record.due_at),
                     )
                 )
             except IntegrityError as error:
@@ -212,7 +223,9 @@ class SqlMatchStore:
         if self._postgres:
             row = await self._pg("fetchrow", _PG_GET, match_id, read=True)
         else:
-            query = select(MATCHES.c.state, MATCHES.c.created_at).where(MATCHES.c.id == match_id)
+            query = select(MATCHES.c.state, MATCHES.c.created_at, MATCHES.c.due_at).where(
+                MATCHES.c.id == match_id
+            )
             async with self._engine.connect() as conn:
                 row = (await conn.execute(query)).one_or_none()
         return None if row is None else _record(match_id, row)
@@ -225,7 +238,7 @@ class SqlMatchStore:
             row = await self._pg("fetchrow", _PG_GET_FOR_TOKEN, match_id, token_hash, read=True)
         else:
             query = (
-                select(MATCHES.c.state, MATCHES.c.created_at, SEATS.c.seat)
+                select(MATCHES.c.state, MATCHES.c.created_at, MATCHES.c.due_at, SEATS.c.seat)
                 .select_from(MATCHES)
                 .outerjoin(
                     SEATS, and_(SEATS.c.match_id == MATCHES.c.id, SEATS.c.token_hash == token_hash)
@@ -234,7 +247,7 @@ class SqlMatchStore:
             )
             async with self._engine.connect() as conn:
                 row = (await conn.execute(query)).one_or_none()
-        return None if row is None else (_record(match_id, row), row[2])
+        return None if row is None else (_record(match_id, row), row[3])
 
     async def _pg(self, fetch: str, query: str, *args: object, read: bool) -> Any:
         """One statement through asyncpg on a pooled connection (``fetch`` names the
@@ -267,18 +280,21 @@ class SqlMatchStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str] | None = None,
         answer: tuple[Idempotency, StoredAnswer] | None = None,
+        *,
+        due_at: float | None = None,
     ) -> None:
         now = self._clock()
+        columns = _state_columns(state, now, due_at)
         if self._postgres:
             await self._pg_save(
-                match_id, expected_version, state, events, token_hashes, answer, now
+                match_id, expected_version, state.seq, columns, events, token_hashes, answer
             )
             return
         async with write_transaction(self._engine) as conn:
             updated = await conn.execute(
                 update(MATCHES)
                 .where(MATCHES.c.id == match_id, MATCHES.c.version == expected_version)
-                .values(**_state_columns(state, now))
+                .values(**columns)
             )
             if updated.rowcount != 1:
                 raise VersionConflict(f"match {match_id} is no longer at {expected_version}")
@@ -292,13 +308,12 @@ class SqlMatchStore:
         self,
         match_id: str,
         expected_version: int,
-        state: MatchState,
+        seq: int,
+        columns: dict[str, Any],
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str] | None,
         answer: tuple[Idempotency, StoredAnswer] | None,
-        now: float,
     ) -> None:
-        columns = _state_columns(state, now)
         hashes = token_hashes or {}
         request, kept = answer if answer is not None else (None, None)
         args: list[object] = [
@@ -318,7 +333,7 @@ class SqlMatchStore:
         query = _PG_SAVED
         if self._notify is not None:
             query = _PG_SAVED_NOTIFY
-            args += [self._notify, f"{match_id}:{state.seq}"]
+            args += [self._notify, f"{match_id}:{seq}"]
         try:
             saved = await self._pg("fetch", query, *args, read=False)
         except asyncpg.UniqueViolationError as error:
@@ -360,7 +375,7 @@ class SqlMatchStore:
     @_reaching_database
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         query = (
-            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.created_at)
+            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.created_at, MATCHES.c.due_at)
             .where(MATCHES.c.has_open_seat)
             .order_by(MATCHES.c.created_at, MATCHES.c.id)
             .limit(limit)
@@ -375,15 +390,23 @@ class SqlMatchStore:
             )
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        return [
-            MatchRecord(id=row.id, state=_decode_state(row.state), created_at=row.created_at)
-            for row in rows
-        ]
+        return [_record(row.id, row[1:]) for row in rows]
 
     @_reaching_database
     async def ai_turns(self) -> list[str]:
         # Longest waiting first, so a backlog after a restart drains fairly.
         query = select(MATCHES.c.id).where(MATCHES.c.ai_turn).order_by(MATCHES.c.updated_at)
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(query)).scalars().all())
+
+    @_reaching_database
+    async def due(self, now: float, limit: int) -> list[str]:
+        query = (
+            select(MATCHES.c.id)
+            .where(MATCHES.c.due_at <= now)
+            .order_by(MATCHES.c.due_at)
+            .limit(limit)
+        )
         async with self._engine.connect() as conn:
             return list((await conn.execute(query)).scalars().all())
 
@@ -450,8 +473,8 @@ class SqlMatchStore:
 
 
 def _record(match_id: str, row: Any) -> MatchRecord:
-    """From (state, created_at, ...): an asyncpg record or a SQLAlchemy row."""
-    return MatchRecord(id=match_id, state=_decode_state(row[0]), created_at=row[1])
+    """From (state, created_at, due_at, ...): an asyncpg record or a SQLAlchemy row."""
+    return MatchRecord(id=match_id, state=_decode_state(row[0]), created_at=row[1], due_at=row[2])
 
 
 async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:

@@ -37,6 +37,8 @@ class Settings:
     database_wait_seconds: float = 30.0
     # Set, /metrics answers only requests with "Authorization: Bearer <this token>".
     metrics_token: str = field(default="", repr=False)
+    waiting_ttl_seconds: int = 3600  # a match waiting for players this long expires
+    idle_ttl_seconds: int = 604_800  # a human's turn without a clock this long: abandoned
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -77,6 +79,12 @@ class Settings:
                 )
             ),
             metrics_token=env.get("SCOPA_METRICS_TOKEN", defaults.metrics_token).strip(),
+            waiting_ttl_seconds=_int(
+                env, "SCOPA_WAITING_TTL_SECONDS", defaults.waiting_ttl_seconds, minimum=1
+            ),
+            idle_ttl_seconds=_int(
+                env, "SCOPA_IDLE_TTL_SECONDS", defaults.idle_ttl_seconds, minimum=1
+            ),
         )
 
 

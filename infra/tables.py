@@ -30,11 +30,15 @@ class MatchRow(Base):
     updated_at: Mapped[float] = mapped_column(Double)
     has_open_seat: Mapped[bool]
     ai_turn: Mapped[bool]
+    # The next moment something must happen to the match (service.lifecycle); NULL: none.
+    due_at: Mapped[float | None] = mapped_column(Double)
 
     __table_args__ = (
         # The lobby: equality on the flag, then already in (created_at, id) order.
         Index(None, "has_open_seat", "created_at", "id"),
         Index(None, "ai_turn"),
+        # The deadline runners' range scan, every half second in each process.
+        Index(None, "due_at"),
     )
 
 

@@ -1,4 +1,5 @@
-"""The match use cases: create, join, play, read; they speak only to the ports.
+"""The match use cases: create, join, play, resign, abort, read, and the passing of a
+match's moments (``service.lifecycle``); they speak only to the ports.
 
 The store is the only authority, so any number of processes can serve one database. A
 change is stored only if the match is still at the version it was decided on; on a lost
@@ -21,18 +22,21 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta
 
-from domain.errors import InvalidMove, InvalidSetup, MatchNotActive, NotYourTurn
+from domain.errors import CannotAbort, InvalidMove, InvalidSetup, MatchNotActive, NotYourTurn
 from domain.events import EventView, StoredEvent
 from domain.match import (
     MatchState,
     Seat,
+    abort,
     ai_to_play,
     join,
     legal_moves,
     new_match,
     play,
+    resign,
     resolve,
 )
+from domain.moves import Move
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
 from domain.views import MatchView, match_view, move_view, seat_moves
@@ -55,6 +59,7 @@ from service.ids import (
     new_token,
     token_hash,
 )
+from service.lifecycle import AUTOPLAY_LEVEL, Lifecycle, autoplays, lapse, lapses
 from service.ports import (
     AiPlayer,
     EventBus,
@@ -74,6 +79,11 @@ ATTEMPTS = 8
 # Announcing a stored change may fail (the database may be what is failing): the answer
 # waits on it no longer than this.
 PUBLISH_SECONDS = 1.0
+# What a change decided on a remembered state may be refused for: only once the match is
+# read afresh does a refusal stand.
+REFUSALS = (MatchNotActive, NotYourTurn, CannotAbort, StaleVersion, MoveRefused)
+
+Change = Callable[[MatchState], tuple[MatchState, list[StoredEvent]]]
 
 
 class SeatToken(msgspec.Struct, frozen=True):
@@ -180,6 +190,7 @@ class MatchService:
         on_change: Callable[[str], None] | None = None,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
+        lifecycle: Lifecycle | None = None,
     ) -> None:
         self.matches = matches
         self.reads = reads
@@ -187,6 +198,7 @@ class MatchService:
         self.ai = ai
         self.on_change = on_change
         self.clock = clock
+        self.lifecycle = lifecycle or Lifecycle()
         self.once = Once(keys)
         self.feed = Feed(reads, bus, self._last_seq, monotonic)
         self.recent = RecentMatches()
@@ -241,11 +253,12 @@ class MatchService:
             state, events = self._new_state(setup)
             match_id = new_match_id()
             tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
+            now = self.clock()
+            record = MatchRecord(match_id, state, now, self.lifecycle.due_at(state, now, now))
             created = Created(
-                match=match_view(match_id, state, None),
+                match=match_view(match_id, state, None, deadline=record.due_at),
                 tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
             )
-            record = MatchRecord(match_id, state, self.clock())
             hashes = {seat: token_hash(token) for seat, token in tokens.items()}
             await self.matches.create(record, events, hashes, answer_of(request, created))
             for seat, hashed in hashes.items():
@@ -284,10 +297,14 @@ class MatchService:
         async def run(request: Idempotency | None) -> Joined:
             current = record
             for _ in range(ATTEMPTS):
+                if self._overdue(current):
+                    current = await self._passed(match_id)
+                    continue
                 state, events = join(current.state, seat)
                 token = new_token()
                 hashed = token_hash(token)
                 joined = Joined(seat, token)
+                due_at = self._due_at(current, state)
                 try:
                     await self.matches.save(
                         match_id,
@@ -296,11 +313,12 @@ class MatchService:
                         events,
                         {seat: hashed},
                         answer_of(request, joined),
+                        due_at=due_at,
                     )
                 except VersionConflict:
                     current = await self.load(match_id)
                     continue
-                await self._saved(current, state, hashed, seat)
+                await self._saved(current, state, due_at, hashed, seat)
                 self._changed(match_id, state)
                 return joined
             raise Busy("the match kept changing; try again")
@@ -317,37 +335,81 @@ class MatchService:
         fingerprint: str,
     ) -> MatchView:
         """Play for the caller's seat: not active, not your turn, stale, then illegal."""
-        seat = caller.seat
-        if seat is None or caller.token_hash is None:
-            raise InvalidToken("playing needs a seat token")
-        match_id = caller.match_id
+        seat = _seat_of(caller, "playing")
+        return await self._change(
+            caller,
+            lambda before: _play(before, seat, card, capture, expected_version),
+            key,
+            fingerprint,
+        )
+
+    async def resign(
+        self, caller: Caller, expected_version: int | None, key: str | None, fingerprint: str
+    ) -> MatchView:
+        """The caller's team gives the match up: not active, then stale."""
+        seat = _seat_of(caller, "resigning")
+        return await self._change(
+            caller,
+            lambda before: _at(before, expected_version, resign(before, seat)),
+            key,
+            fingerprint,
+        )
+
+    async def abort(
+        self, caller: Caller, expected_version: int | None, key: str | None, fingerprint: str
+    ) -> MatchView:
+        """Call the match off before any human played: cannot abort, then stale."""
+        _seat_of(caller, "aborting")
+        return await self._change(
+            caller, lambda before: _at(before, expected_version, abort(before)), key, fingerprint
+        )
+
+    async def _change(
+        self, caller: Caller, change: Change, key: str | None, fingerprint: str
+    ) -> MatchView:
+        """A seat's change to the match, answered with its view, once per Idempotency-Key.
+
+        A moment the match has passed comes first: a move after its turn's deadline
+        meets the timeout, not the turn."""
+        seat, scope, match_id = caller.seat, caller.token_hash, caller.match_id
+        assert scope is not None
 
         async def run(request: Idempotency | None) -> MatchView:
             current, fresh = caller.record, caller.fresh
             for _ in range(ATTEMPTS):
+                if self._overdue(current):
+                    current, fresh = await self._passed(match_id), True
+                    continue
                 before = current.state
                 try:
-                    state, events = _play(before, seat, card, capture, expected_version)
-                except (MatchNotActive, NotYourTurn, StaleVersion, MoveRefused):
+                    state, events = change(before)
+                except REFUSALS:
                     if fresh:
                         raise
                     # Decided on a remembered state: only the stored one may refuse.
                     current, fresh = await self.load(match_id), True
                     continue
-                view = match_view(match_id, state, seat)
+                due_at = self._due_at(current, state)
+                view = match_view(match_id, state, seat, deadline=due_at)
                 try:
                     await self.matches.save(
-                        match_id, before.version, state, events, None, answer_of(request, view)
+                        match_id,
+                        before.version,
+                        state,
+                        events,
+                        None,
+                        answer_of(request, view),
+                        due_at=due_at,
                     )
                 except VersionConflict:
                     current, fresh = await self.load(match_id), True
                     continue
-                await self._saved(current, state)
+                await self._saved(current, state, due_at)
                 self._changed(match_id, state)
                 return view
             raise Busy("the match kept changing; try again")
 
-        return await self.once.run(caller.token_hash, key, fingerprint, MatchView, run)
+        return await self.once.run(scope, key, fingerprint, MatchView, run)
 
     async def advance_ai(self, match_id: str) -> None:
         """Play the AI seats' turns until a human's turn or the end.
@@ -366,35 +428,77 @@ class MatchService:
             if seat is None:
                 return
             level = before.seats[seat].level or "hard"
-            state, events = await self._ai_move(before, seat, level)
+            state, events = play(before, seat, await self._ai_choice(before, seat, level))
+            due_at = self._due_at(record, state)
             try:
-                await self.matches.save(match_id, before.version, state, events)
+                await self.matches.save(match_id, before.version, state, events, due_at=due_at)
             except VersionConflict:
                 continue
-            await self._saved(record, state)
+            await self._saved(record, state, due_at)
 
     async def ai_turns(self) -> list[str]:
         """Matches waiting on an AI seat (for a sweep after a restart)."""
         return await self.reads.ai_turns()
 
-    async def _ai_move(
-        self, state: MatchState, seat: int, level: str
-    ) -> tuple[MatchState, list[StoredEvent]]:
-        assert self.ai is not None
+    async def _ai_choice(self, state: MatchState, seat: int, level: str) -> Move:
+        """The move ``level`` plays for ``seat``."""
         try:
-            move, _ = await self.ai.decide(state, seat, level, _ai_seed(state))
-            return play(state, seat, move)
+            if self.ai is not None:
+                move, _ = await self.ai.decide(state, seat, level, _ai_seed(state))
+                return move
         except (asyncio.CancelledError, VersionConflict):
             raise
         except Exception:
             # A failing AI must not leave the match stuck: log it and play a legal move.
             log.exception("AI %s failed on seat %d; playing the first legal move", level, seat)
-            return play(state, seat, legal_moves(state)[0])
+        return legal_moves(state)[0]
+
+    # -- moments ----------------------------------------------------------------------
+
+    async def enforce(self, match_id: str) -> None:
+        """Make the change the match's passed moment calls for, if it is still due: expire
+        it, time its turn out (under autoplay, the hard AI's move) or abandon it.
+
+        Any number of processes may try at once: the store takes the first change decided
+        on the version, and the others reload and find the moment gone."""
+        await self._passed(match_id)
+
+    async def due(self, limit: int) -> list[str]:
+        """Matches whose moment has passed, longest overdue first."""
+        return await self.reads.due(self.clock(), limit)
+
+    async def _passed(self, match_id: str) -> MatchRecord:
+        """``enforce``, answering the match as it then stands."""
+        for _ in range(ATTEMPTS):
+            record = await self.load(match_id)
+            if not self._overdue(record):
+                return record
+            before = record.state
+            seat = autoplays(before)
+            move = None if seat is None else await self._ai_choice(before, seat, AUTOPLAY_LEVEL)
+            state, events = lapse(before, move)
+            due_at = self._due_at(record, state)
+            try:
+                await self.matches.save(match_id, before.version, state, events, due_at=due_at)
+            except VersionConflict:
+                continue
+            await self._saved(record, state, due_at)
+            self._changed(match_id, state)
+            return msgspec.structs.replace(record, state=state, due_at=due_at)
+        raise Busy("the match kept changing; try again")
+
+    def _overdue(self, record: MatchRecord) -> bool:
+        return record.due_at is not None and record.due_at <= self.clock() and lapses(record.state)
+
+    def _due_at(self, record: MatchRecord, state: MatchState) -> float | None:
+        """The next moment of ``state``, a change to ``record`` being stored now."""
+        return self.lifecycle.due_at(state, record.created_at, self.clock())
 
     # -- reads ------------------------------------------------------------------------
 
     def view(self, caller: Caller) -> MatchView:
-        return match_view(caller.match_id, caller.record.state, caller.seat)
+        record = caller.record
+        return match_view(caller.match_id, record.state, caller.seat, deadline=record.due_at)
 
     async def events(self, caller: Caller, after: int, wait: float) -> EventPage:
         return await self.feed.page(caller.match_id, caller.seat, after, wait)
@@ -452,11 +556,13 @@ class MatchService:
         self,
         before: MatchRecord,
         state: MatchState,
+        due_at: float | None,
         token_hash: str | None = None,
         seat: int | None = None,
     ) -> None:
         """After a save: remember the match as saved, and wake its waiters."""
-        self.recent.remember(msgspec.structs.replace(before, state=state), token_hash, seat)
+        saved = msgspec.structs.replace(before, state=state, due_at=due_at)
+        self.recent.remember(saved, token_hash, seat)
         await self._publish(before.id, state)
 
     async def _publish(self, match_id: str, state: MatchState) -> None:
@@ -472,6 +578,12 @@ class MatchService:
             self.on_change(match_id)
 
 
+def _seat_of(caller: Caller, doing: str) -> int:
+    if caller.seat is None or caller.token_hash is None:
+        raise InvalidToken(f"{doing} needs a seat token")
+    return caller.seat
+
+
 def _play(
     before: MatchState,
     seat: int,
@@ -484,15 +596,30 @@ def _play(
         raise MatchNotActive(f"the match is {before.status}")
     if before.turn != seat:
         raise NotYourTurn(f"it is seat {before.turn}'s turn, not seat {seat}'s")
-    if expected_version is not None and expected_version != before.version:
-        raise StaleVersion(
-            f"the request expects version {expected_version}; "
-            f"the match is at version {before.version}"
-        )
+    _check_version(before, expected_version)
     try:
         return play(before, seat, resolve(before, seat, card, capture))
     except InvalidMove as exc:
         raise MoveRefused(str(exc), seat_moves(before, seat)) from exc
+
+
+def _at(
+    before: MatchState,
+    expected_version: int | None,
+    outcome: tuple[MatchState, list[StoredEvent]],
+) -> tuple[MatchState, list[StoredEvent]]:
+    """A change the rules allow (they refuse first), if the match is still at the version
+    the request expects."""
+    _check_version(before, expected_version)
+    return outcome
+
+
+def _check_version(state: MatchState, expected_version: int | None) -> None:
+    if expected_version is not None and expected_version != state.version:
+        raise StaleVersion(
+            f"the request expects version {expected_version}; "
+            f"the match is at version {state.version}"
+        )
 
 
 def _ai_seed(state: MatchState) -> int:

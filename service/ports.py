@@ -44,6 +44,9 @@ class MatchRecord(msgspec.Struct, frozen=True):
     id: str
     state: MatchState
     created_at: float  # unix seconds
+    # The next moment something must happen to the match (an expiry, a turn's deadline,
+    # abandonment), unix seconds; None when nothing is pending (an AI's turn, the end).
+    due_at: float | None = None
 
 
 Answer = tuple[Idempotency, StoredAnswer]
@@ -78,9 +81,12 @@ class MatchRepository(Protocol):
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str] | None = None,
         answer: Answer | None = None,
+        *,
+        due_at: float | None = None,
     ) -> None:
-        """Replace the state if it is still at ``expected_version``, append the events and add
-        token hashes (a join), all in one transaction; else raise VersionConflict."""
+        """Replace the state and its ``due_at`` if it is still at ``expected_version``,
+        append the events and add token hashes (a join), all in one transaction; else
+        raise VersionConflict."""
 
 
 class MatchReads(Protocol):
@@ -97,6 +103,10 @@ class MatchReads(Protocol):
 
     async def ai_turns(self) -> list[str]:
         """Ids of active matches whose seat to play is an AI seat."""
+
+    async def due(self, now: float, limit: int) -> list[str]:
+        """Ids of matches whose ``due_at`` is at or before ``now``, longest overdue first,
+        at most ``limit``."""
 
     async def token_known(self, token_hash: str) -> bool:
         """Whether the hash belongs to any seat of any match (a token of another match)."""

@@ -91,6 +91,11 @@ class FakeReads:
         self.store.check()
         return [i for i, r in self.store.records.items() if ai_to_play(r.state) is not None]
 
+    async def due(self, now: float, limit: int) -> list[str]:
+        self.store.check()
+        due = [r for r in self.store.records.values() if r.due_at is not None and r.due_at <= now]
+        return [r.id for r in sorted(due, key=lambda r: r.due_at or 0.0)][:limit]
+
     async def ping(self) -> None:
         self.store.check()
 
@@ -147,13 +152,15 @@ class FakeStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str] | None = None,
         answer: Answer | None = None,
+        *,
+        due_at: float | None = None,
     ) -> None:
         self.check()
         record = self.records[match_id]
         if record.state.version != expected_version:
             raise VersionConflict(match_id)
         self.saves += 1
-        self.records[match_id] = MatchRecord(record.id, state, record.created_at)
+        self.records[match_id] = MatchRecord(record.id, state, record.created_at, due_at)
         self.log[match_id].extend(events)
         for seat, h in (token_hashes or {}).items():
             self.tokens[match_id][h] = seat

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from litestar import Controller, Request, Response, post
-from litestar.datastructures import ResponseHeader
-from litestar.params import HeaderParameter
 
-from api.controllers.params import REQUIRED_SEAT_TOKEN, IdempotencyKey, MatchId, Service
+from api.controllers.params import (
+    ETAG,
+    REQUIRED_SEAT_TOKEN,
+    IdempotencyKey,
+    IfMatch,
+    MatchId,
+    Service,
+)
 from api.openapi import problems
 from api.parsing import (
-    IF_MATCH_PATTERN,
     bearer,
     decode_body,
     etag,
@@ -41,9 +45,7 @@ class MoveController(Controller):
         "themselves, as the events or a later read show.",
         status_code=200,
         responses=problems(400, 401, 404, 409, 412, 413, 415, 422, 503),
-        response_headers=[
-            ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
-        ],
+        response_headers=[ETAG],
     )
     async def play(
         self,
@@ -51,17 +53,7 @@ class MoveController(Controller):
         service: Service,
         match_id: MatchId,
         key: IdempotencyKey = None,
-        if_match: Annotated[
-            str | None,
-            HeaderParameter(
-                name="If-Match",
-                description='Play only at this version: "17", W/"17" or *',
-                required=False,
-                # Published, not enforced by Litestar: a malformed If-Match is a 400 only
-                # after the 404 and 401 checks.
-                schema_extra={"pattern": IF_MATCH_PATTERN},
-            ),
-        ] = None,
+        if_match: IfMatch = None,
     ) -> Response[MatchView]:
         # API.md's order: 404, 401, then 400 for the body and headers, then the rules.
         caller = await service.caller(match_id, bearer(request), required=True, recent=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
-from api.parsing import IDEMPOTENCY_KEY_PATTERN
+from api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN
 from api.ratelimit import RateLimiter
 from service.matches import MatchService
 
@@ -28,6 +29,18 @@ IdempotencyKey = Annotated[
         schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN},
     ),
 ]
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        description='Change the match only at this version: "17", W/"17" or *',
+        required=False,
+        # Published, not enforced by Litestar: a malformed If-Match is a 400 only after
+        # the 404 and 401 checks.
+        schema_extra={"pattern": IF_MATCH_PATTERN},
+    ),
+]
+ETAG = ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
 QueryToken = Annotated[
     str | None,
     QueryParameter(

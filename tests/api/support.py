@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 
 from domain.cards import NAME
+from infra.app_factory import build_app
+from infra.settings import Settings
 
 PROBLEM = "https://scopa.example/problems/"
 _FIXED = ["7C", "AC", "5S", "AD", "KH", "AH", "2C", "5H", "3D", "4S"]
@@ -68,3 +73,22 @@ async def play_out(client: Client, match_id: str, seat_tokens: dict[int, str]) -
             headers=bearer(seat_tokens[turn]),
         )
         assert answer.status_code == 200, answer.text
+
+
+@asynccontextmanager
+async def serving(database_url: str, ai_workers: int = 0, **settings: Any) -> AsyncIterator[Client]:
+    """One server process: the app as ``scopa serve`` builds it (``settings`` overriding
+    the test defaults), with its start-up and shut-down hooks run."""
+    defaults = Settings(
+        database_url=database_url, rate_limit=0, ai_workers=ai_workers, stream_seconds=2
+    )
+    app = build_app(dataclasses.replace(defaults, **settings))
+    for hook in app.on_startup:
+        await hook()
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            yield client
+    finally:
+        for hook in app.on_shutdown:
+            await hook()

@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.support.databases import PG_HOST
 
 from infra.cli import main, render_openapi
 from infra.settings import Settings, SettingsError
+from tests.support.databases import PG_HOST
 from tests.support.server_process import ROOT, free_port, start_server
 
 

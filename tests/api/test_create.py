@@ -28,7 +28,10 @@ async def test_create_answers_spectator_view_tokens_and_location(client: Client)
         "ace_sweeps": "off",
         "king_of_diamonds": False,
         "diamond_sequence": False,
+        "turn_seconds": None,
+        "on_timeout": "autoplay",
     }
+    assert (match["end_reason"], match["turn_deadline"]) == (None, None)
     assert [t["seat"] for t in body["tokens"]] == [0, 1]
     assert len({t["token"] for t in body["tokens"]}) == 2
     mine = await view(client, match["id"], body["tokens"][1]["token"])

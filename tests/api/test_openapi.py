@@ -267,3 +267,40 @@ async def test_body_examples_are_requests_the_server_takes(client: Client) -> No
             if operation_id == "createMatch":
                 answer = await client.post("/v1/matches", json=example["value"])
                 assert answer.status_code == 201, answer.text
+
+
+async def test_the_lifecycle_operations_and_fields_are_described(client: Client) -> None:
+    doc = await served(client)
+    schemas = doc["components"]["schemas"]
+    for how, operation_id in (("resign", "resignMatch"), ("abort", "abortMatch")):
+        operation = doc["paths"][f"/v1/matches/{{match_id}}/{how}"]["post"]
+        assert operation["operationId"] == operation_id
+        assert operation["summary"]
+        assert {p["name"] for p in operation["parameters"]} >= {"If-Match", "Idempotency-Key"}
+        assert {"200", "401", "404", "409", "412", "422"} <= set(operation["responses"])
+        assert operation["responses"]["200"]["headers"]["ETag"]
+        body = operation["requestBody"]
+        assert body["required"] is False
+        assert body["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/NoOptions"
+        }
+    assert schemas["NoOptions"]["additionalProperties"] is False
+    assert schemas["NoOptions"].get("properties", {}) == {}
+    described = [
+        ("MatchView", "end_reason"),
+        ("MatchView", "turn_deadline"),
+        ("Rules", "turn_seconds"),
+        ("Rules", "on_timeout"),
+        ("RulesRequest", "turn_seconds"),
+        ("RulesRequest", "on_timeout"),
+        ("CardPlayed", "auto"),
+        ("MatchFinished", "reason"),
+    ]
+    for schema, field in described:
+        assert schemas[schema]["properties"][field]["description"], (schema, field)
+    assert {"end_reason", "turn_deadline"} <= set(schemas["MatchView"]["required"])
+    turn_seconds = schemas["RulesRequest"]["properties"]["turn_seconds"]["anyOf"]
+    assert {"minimum": 5, "maximum": 86400, "type": "integer"} in turn_seconds
+    assert schemas["MatchFinished"]["properties"]["reason"]["enum"] == [
+        "score", "resigned", "timeout", "aborted", "expired", "abandoned",
+    ]  # fmt: skip

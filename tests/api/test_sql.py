@@ -6,18 +6,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import httpx
 import pytest
 
 from domain.cards import parse_card
 from domain.match import Seat
-from infra.app_factory import build_app
 from infra.db import make_engine
 from infra.notify import LocalEventBus
 from infra.repositories import SqlMatchStore
-from infra.settings import Settings
 from service.matches import MatchService, Setup
 from tests.api.support import (
     DECK,
@@ -27,27 +24,10 @@ from tests.api.support import (
     create,
     play_out,
     problem_type,
+    serving,
     tokens,
 )
 from tests.fakes import FirstMoveAi
-
-
-@asynccontextmanager
-async def serving(database_url: str, ai_workers: int = 0) -> AsyncIterator[Client]:
-    """One server process: the app with its start-up and shut-down hooks run."""
-    settings = Settings(
-        database_url=database_url, rate_limit=0, ai_workers=ai_workers, stream_seconds=2
-    )
-    app = build_app(settings)
-    for hook in app.on_startup:
-        await hook()
-    try:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            yield client
-    finally:
-        for hook in app.on_shutdown:
-            await hook()
 
 
 @pytest.fixture

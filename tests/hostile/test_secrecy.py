@@ -14,8 +14,11 @@ each seat token and for a spectator, the match view, the new events and a hint:
   only for the seat to play, a hint only for a token, and only on its turn.
 
 At the end every viewer reads the SSE stream once: the same events as the long poll.
-Then: tokens of one match are refused on another, and the database holds tokens only as
-hashes (the stored answers of idempotent creates and joins are the documented exception).
+Matches that end early (resigned, aborted, timed out by forfeit or by autoplay) are checked
+the same way, and the resign and abort answers too: the hands and stock left when a deal
+stops short stay hidden. Then: tokens of one match are refused on another, and the
+database holds tokens only as hashes (the stored answers of idempotent creates and joins
+are the documented exception).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import hashlib
 import random
 import re
 import sqlite3
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -161,18 +165,29 @@ class Table:
         view = answer.json()
         if view["version"] != state.version:
             self.breach(viewer, f"view at version {view['version']}, stored {state.version}")
+        self.check_answer(viewer, view, state, hands, secret)
+
+    def check_answer(
+        self,
+        viewer: Viewer,
+        view: dict[str, Any],
+        state: Any,
+        hands: list[set[str]],
+        secret: set[str],
+    ) -> None:
+        """A match view the viewer was given (a read, or the answer to its change)."""
         if leaked := _cards(view) & secret:
-            self.breach(viewer, f"view shows {sorted(leaked)}")
+            self.breach(viewer, f"an answer shows {sorted(leaked)}")
         if viewer.seat is None:
             if view["hand"] is not None or view["you"] is not None or view["legal_moves"]:
                 self.breach(viewer, "a spectator view with a hand, a seat or moves")
         else:
             if view["you"] != viewer.seat:
                 self.breach(viewer, f"you is {view['you']}")
-            if set(view["hand"]) != hands[viewer.seat] or len(view["hand"]) != len(
-                hands[viewer.seat]
-            ):
-                self.breach(viewer, f"hand {view['hand']}, stored {sorted(hands[viewer.seat])}")
+            # A match that ended before its deal did keeps the hands, hidden: [] for all.
+            held = set() if state.status == "finished" else hands[viewer.seat]
+            if set(view["hand"]) != held or len(view["hand"]) != len(held):
+                self.breach(viewer, f"hand {view['hand']}, stored {sorted(held)}")
             to_play = state.status == "active" and state.turn == viewer.seat
             if bool(view["legal_moves"]) != to_play:
                 self.breach(viewer, f"legal_moves {view['legal_moves']} when to play is {to_play}")
@@ -245,12 +260,14 @@ async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -
     return Table(api, answer["match"]["id"], viewers, record)
 
 
-async def play(table: Table, rng: random.Random) -> None:
-    """Play the human seats' moves, a legal one picked at random, checking after each.
+async def play(table: Table, rng: random.Random, moves: int | None = None) -> None:
+    """Play the human seats' moves, a legal one picked at random, checking after each,
+    to the end (or ``moves`` of them).
 
     The checks run while the match stands still (a human's turn, or the end): while an
     AI seat is to play, the state may change between two reads."""
     tokens = {v.seat: v.token for v in table.viewers if v.seat is not None}
+    stop = None if moves is None else table.moves + moves
     while True:
         state = await table.truth()
         for _ in range(AI_READS):
@@ -261,7 +278,7 @@ async def play(table: Table, rng: random.Random) -> None:
         else:
             raise AssertionError("the AI never handed the turn back")
         state = await table.check_everyone()
-        if state.status != "active":
+        if state.status != "active" or table.moves == stop:
             return
         token = tokens[state.turn]
         view = (await table.get("", token)).json()
@@ -297,6 +314,72 @@ async def test_no_viewer_learns_a_hidden_card(
     assert not table.breaches, "\n".join(table.breaches[:20])
 
 
+class Clock:
+    """The service's clock, moved by the test past a turn's deadline."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+ENDINGS = ["resign", "abort", "forfeit", "autoplay"]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("ending", ENDINGS)
+async def test_a_match_that_ends_early_shows_no_hidden_card(
+    ending: str, players: int, sqlite_url: str, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = f"secrecy ({players}p, {ending})"
+    seed = 20 + players + ENDINGS.index(ending)
+    rules: dict[str, Any] = {}
+    if ending in ("forfeit", "autoplay"):
+        rules = {"turn_seconds": 5, "on_timeout": ending}
+    clock = Clock()
+    rng = random.Random(seed)
+    async with serve(sqlite_url, stream_seconds=0.2, clock=clock) as api:
+        variant = Variant(f"{players}p {ending}", [HUMAN] * players, rules, seed)
+        table = await _create(api, variant, reliability_log)
+        await table.check_everyone()
+        if ending != "abort":
+            await play(table, rng, moves=5)  # into the deal, hands part played
+        if ending in ("resign", "abort"):
+            await _end_by_request(table, ending, rng)
+        while (await table.truth()).status == "active":
+            clock.now += 5
+            await api.service.enforce(table.match_id)
+            await table.check_everyone()
+        await table.check_streams()
+        state = await table.truth()
+    reliability_log.cases = 1
+    reliability_log.failures = len(table.breaches)
+    assert state.status == "finished"
+    reasons = {"resign": "resigned", "abort": "aborted", "forfeit": "timeout"}
+    assert state.end_reason == reasons.get(ending, "timeout")
+    assert state.deal_scores == ()  # ended before its first deal was scored
+    assert not table.breaches, "\n".join(table.breaches[:20])
+
+
+async def _end_by_request(table: Table, how: str, rng: random.Random) -> None:
+    """A random seat resigns or aborts; its answer is checked like any view of it."""
+    viewer = rng.choice([v for v in table.viewers if v.seat is not None])
+    answer = await table.api.client.post(
+        f"/v1/matches/{table.match_id}/{how}", headers=_bearer(viewer.token)
+    )
+    table.record.requests += 1
+    assert answer.status_code == 200, answer.text
+    state = await table.truth()
+    hands = [{NAME[c] for c in hand} for hand in state.hands]
+    secret = {NAME[c] for c in state.stock}.union(
+        *(h for seat, h in enumerate(hands) if seat != viewer.seat)
+    )
+    assert secret, "the deal stopped short: cards are left to hide"
+    table.check_answer(viewer, answer.json(), state, hands, secret)
+    await table.check_everyone()
+
+
 ROUTES = [
     ("GET", ""),
     ("GET", "/scores"),
@@ -304,6 +387,8 @@ ROUTES = [
     ("GET", "/events"),
     ("GET", "/events/stream"),
     ("POST", "/moves"),
+    ("POST", "/resign"),
+    ("POST", "/abort"),
     ("POST", "/seats/1/join"),
 ]
 

@@ -13,7 +13,17 @@ import asyncpg
 import pytest
 
 from domain.events import StoredEvent
-from domain.match import MatchState, Seat, SeatKind, join, legal_moves, new_match, play
+from domain.match import (
+    MatchState,
+    Seat,
+    SeatKind,
+    abort,
+    join,
+    legal_moves,
+    new_match,
+    play,
+    resign,
+)
 from domain.rules import make_rules
 from infra.db import DatabaseUnavailable, make_engine
 from infra.repositories import SqlMatchStore
@@ -284,6 +294,45 @@ async def test_a_finished_match_waits_on_nobody(store: SqlMatchStore) -> None:
     await store.save("bots", version, state, events)
 
     assert await store.ai_turns() == []
+
+
+async def test_due_at_is_stored_with_each_change_and_read_back(store: SqlMatchStore) -> None:
+    state, events = fresh()
+    await store.create(MatchRecord("m1", state, T0, due_at=T0 + 0.25), events, {})
+    found = await store.get_for_token("m1", token_hash("nobody"))
+    assert found is not None
+    assert found[0].due_at == T0 + 0.25
+
+    moved, more = advance(state)
+    await store.save("m1", 0, moved, more, due_at=T0 + 30.125)
+    record = await store.get("m1")
+    assert record is not None
+    assert record.due_at == T0 + 30.125
+    ended, more = resign(moved, 0)
+    await store.save("m1", 1, ended, more)
+    record = await store.get("m1")
+    assert record is not None
+    assert record.due_at is None
+
+
+async def test_due_lists_the_matches_past_their_moment_longest_overdue_first(
+    store: SqlMatchStore,
+) -> None:
+    for match_id, due_at in {"late": T0 + 5, "later": T0 + 9, "soon": T0 + 11, "x": None}.items():
+        state, events = fresh()
+        await store.create(MatchRecord(match_id, state, T0, due_at=due_at), events, {})
+    assert await store.due(T0 + 10, 10) == ["late", "later"]
+    assert await store.due(T0 + 10, 1) == ["late"]
+    assert await store.due(T0 + 11, 10) == ["late", "later", "soon"]
+    assert await store.due(T0, 10) == []
+
+
+async def test_a_match_that_ended_waiting_leaves_the_lobby(store: SqlMatchStore) -> None:
+    initial = await stored(store, "m1", "human", "open")
+    assert [r.id for r in await store.waiting(10, None)] == ["m1"]
+    state, events = abort(initial)
+    await store.save("m1", 0, state, events)
+    assert await store.waiting(10, None) == []
 
 
 async def test_a_claimed_key_is_busy_until_answered(store: SqlMatchStore) -> None:

@@ -1,5 +1,5 @@
 """The migrations build the tables the code expects, on both databases, even when
-several processes run them at once."""
+several processes run them at once, and bring matches stored by older code along."""
 
 from __future__ import annotations
 
@@ -10,13 +10,22 @@ from collections.abc import Callable
 from pathlib import Path
 
 import asyncpg
+import msgspec
 import pytest
 from alembic import command
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
+from domain.match import MatchState, Seat, SeatKind, ai_to_play, legal_moves, new_match, play
+from domain.rules import make_rules
 from infra.db import make_engine
 from infra.migrate import LOCK_KEY, alembic_config, migrate
+from infra.notify import LocalEventBus
+from infra.repositories import SqlMatchStore
+from service.ids import token_hash
+from service.matches import MatchService
+from tests.fakes import FirstMoveAi
+from tests.support.audit import audit
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATE = "import asyncio, sys, infra.migrate as m; asyncio.run(m.migrate(sys.argv[1]))"
@@ -100,3 +109,127 @@ async def test_the_migrations_go_down_and_up_again(empty_url: str) -> None:
 
     await migrate(empty_url)
     assert await tables(empty_url) == TABLES
+
+
+# What 0003's code added to the stored values: a row written before has none of it.
+ADDED = {"state": ("end_reason", "timeouts"), "rules": ("turn_seconds", "on_timeout")}
+ADDED_TO_EVENTS = ("auto", "reason")
+
+
+def stored_before(value: msgspec.Struct) -> bytes:
+    """``value`` as the code of revision 0002 stored it: msgpack without the new fields."""
+    raw = msgspec.msgpack.decode(msgspec.msgpack.encode(value))
+    if isinstance(value, MatchState):
+        for name in ADDED["state"]:
+            del raw[name]
+        for name in ADDED["rules"]:
+            del raw["rules"][name]
+    else:
+        for name in ADDED_TO_EVENTS:
+            raw.pop(name, None)
+    return msgspec.msgpack.encode(raw)
+
+
+async def insert_old_match(
+    url: str, match_id: str, kinds: tuple[SeatKind, ...], moves: int, at: float
+) -> dict[int, str]:
+    """A match as revision 0002's store wrote it, after ``moves`` first legal moves; its
+    seat tokens."""
+    seats = [Seat(k, "easy" if k == "ai" else None) for k in kinds]
+    # Dealer 0: seat 1 leads.
+    initial, events = new_match(make_rules(target=1), seats, len(match_id), first_dealer=0)
+    state = initial
+    for _ in range(moves):
+        move = legal_moves(state)[0]
+        state, more = play(state, state.turn or 0, move)
+        events += more
+    tokens = {i: f"token-{match_id}-{i}" for i, kind in enumerate(kinds) if kind == "human"}
+    engine = make_engine(url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO matches (id, version, status, state, initial, created_at,"
+                    " updated_at, has_open_seat, ai_turn) VALUES (:id, :version, :status,"
+                    " :state, :initial, :created_at, :updated_at, :has_open_seat, :ai_turn)"
+                ),
+                {
+                    "id": match_id,
+                    "version": state.version,
+                    "status": state.status,
+                    "state": stored_before(state),
+                    "initial": stored_before(initial),
+                    "created_at": at,
+                    "updated_at": at + 10,
+                    "has_open_seat": any(s.kind == "open" for s in state.seats),
+                    "ai_turn": ai_to_play(state) is not None,
+                },
+            )
+            for seat, token in tokens.items():
+                await conn.execute(
+                    text("INSERT INTO seats VALUES (:id, :seat, :hash)"),
+                    {"id": match_id, "seat": seat, "hash": token_hash(token)},
+                )
+            for event in events:
+                await conn.execute(
+                    text("INSERT INTO events VALUES (:id, :seq, :payload)"),
+                    {"id": match_id, "seq": event.seq, "payload": stored_before(event)},
+                )
+    finally:
+        await engine.dispose()
+    return tokens
+
+
+async def due_ats(url: str) -> dict[str, float | None]:
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            rows = (await conn.execute(text("SELECT id, due_at FROM matches"))).all()
+    finally:
+        await engine.dispose()
+    return {row.id: row.due_at for row in rows}
+
+
+async def test_matches_stored_before_0003_upgrade_and_play_to_the_end(empty_url: str) -> None:
+    at = time.time() - 60
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0002")
+    # Match ids are 22 url-safe characters.
+    waiting, humans, ai_next = (f"{name:_<22}" for name in ("waiting", "humans", "ai-next"))
+    old = {
+        waiting: await insert_old_match(empty_url, waiting, ("human", "open"), 0, at),
+        humans: await insert_old_match(empty_url, humans, ("human", "human"), 3, at),
+        ai_next: await insert_old_match(empty_url, ai_next, ("human", "ai"), 0, at),
+    }
+
+    await migrate(empty_url)
+
+    # Waiting: from its creation; a human's turn: from its last change; an AI's: none.
+    assert await due_ats(empty_url) == {
+        waiting: at + 3600,
+        humans: at + 10 + 604800,
+        ai_next: None,
+    }
+    engine = make_engine(empty_url)
+    try:
+        store = SqlMatchStore(engine)
+        service = MatchService(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
+        joined = await service.join(waiting, 1, None, "fp")
+        old[waiting][1] = joined.token
+        for match_id, tokens in old.items():
+            while True:
+                await service.advance_ai(match_id)
+                record = await service.load(match_id)
+                state = record.state
+                if state.status == "finished":
+                    break
+                caller = await service.caller(match_id, tokens[state.turn or 0], required=True)
+                move = legal_moves(state)[0]
+                await service.play(caller, move.card, move.capture, None, None, "fp")
+            assert (state.end_reason, state.timeouts) == ("score", ())
+            assert state.rules.turn_seconds is None
+            assert record.due_at is None
+    finally:
+        await engine.dispose()
+    checked = await audit(empty_url, old)
+    assert checked.problems == []
+    assert (checked.matches, checked.finished) == (3, 3)

@@ -3,8 +3,8 @@
 ``audit`` reads the store directly (``SqlMatchStore``), not through the API: a server
 that loses or invents moves could also answer reads wrongly. For each match the event log
 must be gapless from seq 1, ``domain.match.replay(initial, events)`` must give the stored
-state, and replaying the joins and plays one by one must give back exactly the events that
-were stored. Every move a client saw acknowledged (an ``Ack``) must be the move the log
+state, and redoing its changes one by one must give back exactly the events that were
+stored. Every move a client saw acknowledged (an ``Ack``) must be the move the log
 holds at that version.
 """
 
@@ -14,11 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from domain.cards import NAME
 from domain.errors import ScopaError
-from domain.events import CardPlayed, SeatJoined, StoredEvent
-from domain.match import MatchState, join, play, replay
-from domain.moves import Move
+from domain.events import CardPlayed, StoredEvent
+from domain.match import MatchState, redo, replay
 from infra.db import make_engine
 from infra.repositories import SqlMatchStore
 
@@ -107,21 +105,19 @@ def _check(
 def _replay_step_by_step(
     initial: MatchState, events: list[StoredEvent]
 ) -> dict[int, CardPlayed] | None:
-    """The play that made each version, or None when the joins and plays of the log do not
-    produce exactly the log."""
+    """The play that made each version, or None when the changes of the log (joins, plays,
+    endings) do not produce exactly the log."""
     # The create's own events (the first deal) come before anything a change produced.
     state = initial
     produced = list(events[: initial.seq])
     played: dict[int, CardPlayed] = {}
     for event in events[initial.seq :]:
-        if isinstance(event, SeatJoined):
-            state, new = join(state, event.seat)
-        elif isinstance(event, CardPlayed):
-            move = Move.of(NAME.index(event.card), [NAME.index(card) for card in event.capture])
-            state, new = play(state, event.seat, move)
-            played[state.version] = event
-        else:
+        redone = redo(state, event)
+        if redone is None:
             continue
+        state, new = redone
+        if isinstance(event, CardPlayed):
+            played[state.version] = event
         produced += new
     return played if produced == events else None
 

@@ -6,7 +6,8 @@ in-memory fakes or a real store, its AI seats played at once by the first legal 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ class InProcess:
     client: httpx.AsyncClient
     store: MatchRepository
     engine: AsyncEngine | None  # None over the fakes
+    service: MatchService  # for a test to enforce a match's passed moment itself
 
     async def match_count(self) -> int:
         if isinstance(self.store, FakeStore):
@@ -40,18 +42,28 @@ class InProcess:
 
 
 @asynccontextmanager
-async def serve(url: str | None, *, stream_seconds: float = 0.5) -> AsyncIterator[InProcess]:
+async def serve(
+    url: str | None, *, stream_seconds: float = 0.5, clock: Callable[[], float] = time.time
+) -> AsyncIterator[InProcess]:
+    """``clock``: the service's, so a test can move a match past its moments."""
     engine = make_engine(url) if url is not None else None
     runner = AiRunner(sweep_seconds=0.2)
     store: MatchRepository
+    service: MatchService
     if engine is not None:
         store = SqlMatchStore(engine)
         service = MatchService(
-            store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi(), on_change=runner.kick
+            store,
+            LocalEventBus(),
+            reads=store,
+            keys=store,
+            ai=FirstMoveAi(),
+            on_change=runner.kick,
+            clock=clock,
         )
     else:
         store = FakeStore()
-        service = fake_service(store, ai=FirstMoveAi(), on_change=runner.kick)
+        service = fake_service(store, ai=FirstMoveAi(), on_change=runner.kick, clock=clock)
     app = create_app(
         Settings(rate_limit=0, stream_seconds=stream_seconds),
         service,
@@ -61,7 +73,7 @@ async def serve(url: str | None, *, stream_seconds: float = 0.5) -> AsyncIterato
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            yield InProcess(client, store, engine)
+            yield InProcess(client, store, engine, service)
     finally:
         await runner.stop()
         if engine is not None:

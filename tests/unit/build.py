@@ -117,6 +117,11 @@ def match_at(table: str, hand: str, rules: Rules | None = None) -> tuple[MatchSt
     return state, mover
 
 
+def first_move(state: MatchState) -> Move:
+    """A fixed choice: the first legal move of the seat to play."""
+    return legal_moves(state)[0]
+
+
 def play_through(
     state: MatchState, *, until_deal: int | None = None
 ) -> tuple[MatchState, list[StoredEvent]]:
@@ -124,6 +129,6 @@ def play_through(
     events: list[StoredEvent] = []
     while state.status == "active" and (until_deal is None or state.deal < until_deal):
         assert state.turn is not None
-        state, new = play(state, state.turn, legal_moves(state)[0])
+        state, new = play(state, state.turn, first_move(state))
         events += new
     return state, events

@@ -141,4 +141,5 @@ def test_view_moves_match_legal_moves_and_wire_tags() -> None:
     state, events = play(state, state.turn, legal_moves(state)[0])
     wire = msgspec.json.decode(msgspec.json.encode(events[0]))
     assert wire["type"] == "card_played"
-    assert set(wire) == {"type", "seq", "seat", "card", "capture", "sweep"}
+    assert set(wire) == {"type", "seq", "seat", "card", "capture", "sweep", "auto"}
+    assert wire["auto"] is False

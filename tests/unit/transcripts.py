@@ -121,6 +121,10 @@ def summary(events: list[StoredEvent], players: int) -> list[dict[str, Any]]:
     return deals
 
 
+# Options of the clock, which no transcript has: it records how the cards were played.
+CLOCK_OPTIONS = ("turn_seconds", "on_timeout")
+
+
 def record(spec: dict[str, Any]) -> dict[str, Any]:
     state, events = setup(spec)
     rng = policy_rng(spec["policy"])
@@ -130,7 +134,9 @@ def record(spec: dict[str, Any]) -> dict[str, Any]:
         events += new
     return {
         **spec,
-        "rules": msgspec.structs.asdict(state.rules),
+        "rules": {
+            k: v for k, v in msgspec.structs.asdict(state.rules).items() if k not in CLOCK_OPTIONS
+        },
         "deals": summary(events, spec["players"]),
         "scores": list(state.scores),
         "winner": state.winner,

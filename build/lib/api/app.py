@@ -1,0 +1,187 @@
+"""The Litestar application: routes, problem details, CORS, metrics, the OpenAPI document.
+
+``create_app`` is handed everything it serves with; nothing here builds an engine or
+reads the environment, so the API depends on the domain alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from litestar import Litestar, Request
+from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+
+from api import __version__
+from api.controllers.events import EventController
+from api.controllers.health import HealthController
+from api.controllers.hints import HintController
+from api.controllers.matches import MatchController
+from api.controllers.moves import MoveController
+from api.controllers.pages import SWAGGER_ASSETS, landing, swagger_assets
+from api.controllers.scores import ScoreController
+from api.controllers.seats import SeatController
+from api.errors import ProblemHandler
+from api.metrics import metrics_controller
+from api.middleware import RouteMetrics, observe
+from api.openapi import complete
+from api.ratelimit import RateLimiter
+from service.matches import MatchService
+
+# Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.
+MAX_BODY_BYTES = 64 * 1024
+LifespanHook = Callable[[], Any]
+
+
+class ScopaApp(Litestar):
+    """Litestar, with each HTTP request named and logged around all it does."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await observe(scope, receive, send, super().__call__)
+        else:
+            await super().__call__(scope, receive, send)
+
+
+class AppSettings(Protocol):
+    """What the app reads from the settings (infra.settings.Settings has it)."""
+
+    @property
+    def rate_limit(self) -> int: ...
+
+    @property
+    def cors_origins(self) -> tuple[str, ...]: ...
+
+    @property
+    def stream_seconds(self) -> float: ...
+
+    @property
+    def metrics_token(self) -> str: ...
+
+
+class _Completed:
+    """Serves Litestar's document as ``api.openapi.complete`` finishes it, computed once."""
+
+    def __init__(self) -> None:
+        self._source: dict[str, Any] | None = None
+        self._done: dict[str, Any] = {}
+
+    def __call__(self, schema: dict[str, Any]) -> dict[str, Any]:
+        if self._source is not schema:
+            self._source, self._done = schema, complete(schema)
+        return self._done
+
+
+class ContractJson(JsonRenderPlugin):
+    def __init__(self, completed: _Completed) -> None:
+        super().__init__()
+        self.completed = completed
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return super().render(request, self.completed(openapi_schema))
+
+
+class ContractSwagger(SwaggerRenderPlugin):
+    """The Swagger UI on this server's own copy of its assets: it renders offline."""
+
+    def __init__(self, completed: _Completed) -> None:
+        super().__init__(
+            js_url=f"{SWAGGER_ASSETS}/swagger-ui-bundle.js",
+            css_url=f"{SWAGGER_ASSETS}/swagger-ui.css",
+            standalone_preset_js_url=f"{SWAGGER_ASSETS}/swagger-ui-standalone-preset.js",
+            favicon=f"<link rel='icon' type='image/png' href='{SWAGGER_ASSETS}/favicon-32x32.png'>",
+        )
+        self.completed = completed
+
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return super().render(request, self.completed(openapi_schema))
+
+
+def openapi_config() -> OpenAPIConfig:
+    completed = _Completed()
+    return OpenAPIConfig(
+        title="Scopa",
+        version=__version__,
+        description="A game server for the Italian card game Scopa.",
+        path="/schema",
+        render_plugins=[ContractJson(completed), ContractSwagger(completed)],
+        components=Components(
+            security_schemes={
+                "seatToken": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="A seat token from create or join",
+                )
+            }
+        ),
+        use_handler_docstrings=False,
+    )
+
+
+def openapi_document(app: Litestar) -> dict[str, Any]:
+    """The document the app serves at /schema/openapi.json."""
+    return complete(app.openapi_schema.to_schema())
+
+
+def create_app(
+    settings: AppSettings,
+    service: MatchService,
+    *,
+    unavailable: tuple[type[BaseException], ...] = (),
+    on_startup: Sequence[LifespanHook] = (),
+    on_shutdown: Sequence[LifespanHook] = (),
+) -> Litestar:
+    """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
+    limiter = RateLimiter(settings.rate_limit)
+    cors = None
+    if settings.cors_origins:
+        cors = CORSConfig(
+            allow_origins=list(settings.cors_origins),
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "If-Match",
+                "Idempotency-Key",
+                "Last-Event-ID",
+                "X-Request-ID",
+            ],
+            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
+        )
+    return ScopaApp(
+        route_handlers=[
+            MatchController,
+            MoveController,
+            EventController,
+            ScoreController,
+            HintController,
+            SeatController,
+            HealthController,
+            metrics_controller(settings.metrics_token),
+            landing,
+            swagger_assets(),
+        ],
+        dependencies={
+            "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),
+            "limiter": Provide(lambda: limiter, use_cache=True, sync_to_thread=False),
+            "stream_seconds": Provide(
+                lambda: settings.stream_seconds, use_cache=True, sync_to_thread=False
+            ),
+            "outage": Provide(lambda: unavailable, use_cache=True, sync_to_thread=False),
+        },
+        exception_handlers={Exception: ProblemHandler(unavailable)},
+        middleware=[RouteMetrics],
+        cors_config=cors,
+        openapi_config=openapi_config(),
+        request_max_body_size=MAX_BODY_BYTES,
+        logging_config=None,
+        on_startup=list(on_startup),
+        on_shutdown=list(on_shutdown),
+        # For the server: a shutdown ends the streams before it waits on requests.
+        state=State({"close_streams": service.close_streams}),
+    )

@@ -1,0 +1,1 @@
+"""One controller per resource; each handler reads the request and calls the service."""

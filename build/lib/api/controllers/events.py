@@ -1,0 +1,129 @@
+"""Events: long-poll and Server-Sent Events, each viewer seeing what its seat may see."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, QueryParameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+
+from api.controllers.params import (
+    SEAT_TOKEN,
+    MatchId,
+    Outage,
+    QueryToken,
+    Service,
+    StreamSeconds,
+)
+from api.openapi import problems
+from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id, query_integers
+from service.feed import MAX_WAIT, EventPage
+
+log = logging.getLogger(__name__)
+
+After = Annotated[
+    int, QueryParameter(ge=0, le=MAX_SEQ, description="Only events with a greater seq")
+]
+# EventSource retries after a dropped stream; 2 s keeps reconnects gentle and prompt.
+RETRY_MS = 2000
+# An EventSource gives up for good on any status but 200 and 204: a stream that cannot
+# be served now says when to come back, in a 200 that ends at once.
+COME_BACK = f"retry: {RETRY_MS}\n\n".encode()
+_FINISHED = ResponseSpec(
+    None,
+    description="The match is finished and nothing follows the position: an EventSource "
+    "stops reconnecting",
+)
+
+
+class EventController(Controller):
+    path = "/v1/matches/{match_id:str}/events"
+    tags = ["events"]
+    security = SEAT_TOKEN
+
+    @get(
+        operation_id="listEvents",
+        summary="Events after a seq, holding up to wait seconds for one",
+        description="The events after `after`, as the caller may see them (a seat's own "
+        "cards, no hand for a spectator), at most 500 a page. With `wait` the call holds "
+        "until there is one or the seconds run out. To follow a match, ask again after the "
+        "last seq received.",
+        responses=problems(400, 401, 404, 503),
+    )
+    async def page(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        match_id: MatchId,
+        after: After = 0,
+        wait: Annotated[
+            float, QueryParameter(ge=0, le=MAX_WAIT, description="Seconds to hold for an event")
+        ] = 0,
+        token: QueryToken = None,
+    ) -> EventPage:
+        query_integers(request, "after")
+        caller = await service.caller(match_id, bearer(request, query=True))
+        return await service.events(caller, after, wait)
+
+    @get(
+        "/stream",
+        operation_id="streamEvents",
+        summary="The same events as Server-Sent Events (id: seq, event: type, data: JSON)",
+        description="The events of listEvents as they happen, one message each, from "
+        "`Last-Event-ID` (sent by a reconnecting EventSource) or else `after`. An "
+        "EventSource cannot send headers: pass the token as `?token=`. The stream ends "
+        "after `match_finished`, or after a while for the client to reconnect.",
+        media_type="text/event-stream",
+        responses={204: _FINISHED, **problems(400, 401, 404)},
+    )
+    async def stream(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        stream_seconds: StreamSeconds,
+        outage: Outage,
+        match_id: MatchId,
+        after: After = 0,
+        token: QueryToken = None,
+        last_id: Annotated[
+            str | None,
+            HeaderParameter(
+                name="Last-Event-ID",
+                description="Resume after this seq (wins over after)",
+                required=False,
+                schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
+            ),
+        ] = None,
+    ) -> ServerSentEvent | Response[bytes]:
+        query_integers(request, "after")
+        try:
+            caller = await service.caller(match_id, bearer(request, query=True))
+        except outage:
+            return Response(COME_BACK, media_type="text/event-stream")
+        resume = last_event_id(last_id)
+        start = after if resume is None else resume
+        state = caller.record.state
+        if state.status == "finished" and start >= state.seq:
+            return Response(b"", status_code=204)
+
+        async def messages() -> AsyncIterator[ServerSentEventMessage]:
+            try:
+                async for event in service.stream(caller, start, stream_seconds):
+                    if event is None:
+                        yield ServerSentEventMessage(comment="still here", data=None)
+                    else:
+                        data = msgspec.json.encode(event).decode()
+                        yield ServerSentEventMessage(
+                            data=data, event=str(type(event).__struct_config__.tag), id=event.seq
+                        )
+            except Exception:
+                # The answer has started: no problem details now. Ending the stream sends
+                # the client back with Last-Event-ID, to find the database again or a 503.
+                log.warning("event stream of match %s broke off", match_id, exc_info=True)
+
+        return ServerSentEvent(messages(), retry_duration=RETRY_MS)

@@ -1,0 +1,41 @@
+"""Hints: the move an AI level would play for the caller's seat."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, get
+from litestar.params import QueryParameter
+
+from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service
+from api.openapi import problems
+from api.parsing import bearer
+from domain.ai import LEVELS
+from service.matches import Hint
+
+
+class HintController(Controller):
+    path = "/v1/matches/{match_id:str}/hint"
+    tags = ["hints"]
+    security = REQUIRED_SEAT_TOKEN
+
+    @get(
+        operation_id="getHint",
+        summary="The move the AI of a level would play for the token's seat",
+        description="The move the AI of `level` would choose now for the token's seat, with "
+        "its reason, from what that seat may know. Only on the seat's turn (409 otherwise). "
+        "Asking changes nothing.",
+        responses=problems(400, 401, 404, 409, 503),
+    )
+    async def hint(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        match_id: MatchId,
+        # Checked by the service, after the token: API.md answers 401 before 400.
+        level: Annotated[
+            str, QueryParameter(description="The AI level", schema_extra={"enum": list(LEVELS)})
+        ] = "hard",
+    ) -> Hint:
+        caller = await service.caller(match_id, bearer(request), required=True)
+        return await service.hint(caller, level)

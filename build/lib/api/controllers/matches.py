@@ -1,0 +1,110 @@
+"""Matches: create, read one, and the lobby of matches waiting for players."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.params import QueryParameter
+
+from api.controllers.params import SEAT_TOKEN, IdempotencyKey, Limiter, MatchId, Service
+from api.errors import rate_limited
+from api.openapi import problems
+from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
+from api.schemas import CreateMatch, setup_of
+from domain.views import MatchView
+from service.ids import CURSOR_PATTERN
+from service.matches import Created, Lobby
+
+AnyRequest = Request[Any, Any, Any]
+
+
+def client_address(request: AnyRequest) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+class MatchController(Controller):
+    path = "/v1/matches"
+    tags = ["matches"]
+    security = SEAT_TOKEN
+
+    @post(
+        operation_id="createMatch",
+        summary="Create a match",
+        description="Creates a match of 2 or 4 seats (`human`, `open` or `ai`) with optional "
+        "rules, seed, decks and first dealer. The answer holds the spectator view and one "
+        "secret token per `human` seat, shown only here (and to a retry with the same "
+        "`Idempotency-Key` and body); `Location` is the match's URL. The match is dealt at "
+        "once unless a seat is open; AI seats play by themselves.",
+        status_code=201,
+        responses=problems(400, 401, 413, 415, 422, 429, 503),
+        response_headers=[
+            ResponseHeader(name="Location", description="The match's URL", documentation_only=True)
+        ],
+    )
+    async def create(
+        self,
+        request: AnyRequest,
+        service: Service,
+        limiter: Limiter,
+        key: IdempotencyKey = None,
+    ) -> Response[Created]:
+        wait = limiter.hit(client_address(request))
+        if wait is not None:
+            raise rate_limited(wait)
+        await service.check_token(bearer(request))
+        json_body(request)
+        body, fingerprint = decode_body(await request.body(), CreateMatch)
+        created = await service.create(setup_of(body), idempotency_key(key), fingerprint)
+        return Response(
+            created, status_code=201, headers={"Location": f"{self.path}/{created.match.id}"}
+        )
+
+    @get(
+        "/{match_id:str}",
+        operation_id="getMatch",
+        summary="The match as the caller may see it",
+        description="With a seat's token: the match as that seat sees it, its hand and, on "
+        "its turn, its legal moves. Without one: a spectator's view, every hand hidden. The "
+        "ETag is the version, for `If-Match` on a move.",
+        responses=problems(401, 404, 503),
+        response_headers=[
+            ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
+        ],
+    )
+    async def read(
+        self, request: AnyRequest, service: Service, match_id: MatchId
+    ) -> Response[MatchView]:
+        view = service.view(await service.caller(match_id, bearer(request)))
+        return Response(view, headers={"ETag": etag(view.version)})
+
+    @get(
+        operation_id="listMatches",
+        summary="The lobby: matches with open seats, oldest first",
+        description="Spectator views of the matches that wait for a player, oldest first, "
+        "`limit` to a page; `next_cursor`, passed as `cursor`, fetches the next page.",
+        responses=problems(400, 401, 503),
+    )
+    async def lobby(
+        self,
+        request: AnyRequest,
+        service: Service,
+        status: Annotated[
+            Literal["waiting"], QueryParameter(description="Only waiting matches are listed")
+        ] = "waiting",
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=100, description="Matches to a page, 1 to 100")
+        ] = 20,
+        cursor: Annotated[
+            str | None,
+            QueryParameter(
+                description="next_cursor of the previous page",
+                required=False,
+                schema_extra={"pattern": CURSOR_PATTERN},
+            ),
+        ] = None,
+    ) -> Lobby:
+        query_integers(request, "limit")
+        await service.check_token(bearer(request))
+        return await service.lobby(limit, cursor)

@@ -1,0 +1,90 @@
+"""Rules options, agreed when a match is created (RULES.md, "Variants")."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from domain.errors import InvalidSetup
+
+Capture = Literal["match", "fifteen"]
+AceSweeps = Literal["off", "sweep", "no_point"]
+CAPTURE_MODES: tuple[str, ...] = ("match", "fifteen")
+ACE_SWEEP_MODES: tuple[str, ...] = ("off", "sweep", "no_point")
+
+
+class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    target: Annotated[
+        int,
+        Meta(
+            description="The match points that win, 1 to 100 (by default 11, or 21 under "
+            "`diamond_sequence`); checked only after a whole deal is scored"
+        ),
+    ] = 11
+    hand_size: Annotated[
+        int, Meta(description="Cards dealt to each seat in a packet: 3, or 6 with 2 players")
+    ] = 3
+    capture: Annotated[
+        Capture,
+        Meta(
+            description="`match`: a card takes one table card of its value, else one group "
+            "adding up to it; `fifteen`: the card and the card or group it takes add up to 15"
+        ),
+    ] = "match"
+    ace_sweeps: Annotated[
+        AceSweeps,
+        Meta(
+            description="`off`: an ace captures as any card; `sweep`: an ace played to a "
+            "non-empty table with no ace on it takes the whole table, a sweep as usual; "
+            "`no_point`: the same, but no capture by an ace scores a sweep"
+        ),
+    ] = "off"
+    king_of_diamonds: Annotated[
+        bool, Meta(description="Whether the king of diamonds (re bello) scores a point")
+    ] = False
+    diamond_sequence: Annotated[
+        bool,
+        Meta(description="Whether the diamonds in unbroken order from A-2-3 score their value"),
+    ] = False
+
+
+def make_rules(
+    *,
+    target: int | None = None,
+    hand_size: int = 3,
+    capture: str = "match",
+    ace_sweeps: str = "off",
+    king_of_diamonds: bool = False,
+    diamond_sequence: bool = False,
+    players: int = 2,
+) -> Rules:
+    """Rules with defaults filled in (target 21 under the diamond sequence), or InvalidSetup."""
+    if target is None:
+        target = 21 if diamond_sequence else 11
+    problems: list[tuple[str, str]] = []
+    if players not in (2, 4):
+        problems.append(("seats", f"{players} seats: Scopa is played by 2 or 4"))
+    if not 1 <= target <= 100:
+        problems.append(("rules.target", "must be 1..100"))
+    if hand_size not in (3, 6):
+        problems.append(("rules.hand_size", "must be 3 or 6"))
+    elif hand_size == 6 and players != 2:
+        problems.append(("rules.hand_size", "6-card hands are for 2 players only"))
+    if capture not in CAPTURE_MODES:
+        problems.append(("rules.capture", f"must be one of {', '.join(CAPTURE_MODES)}"))
+    if ace_sweeps not in ACE_SWEEP_MODES:
+        problems.append(("rules.ace_sweeps", f"must be one of {', '.join(ACE_SWEEP_MODES)}"))
+    elif ace_sweeps != "off" and capture == "fifteen":
+        problems.append(("rules.ace_sweeps", "ace sweeps cannot be combined with capture fifteen"))
+    if problems:
+        raise InvalidSetup(problems)
+    return Rules(
+        target=target,
+        hand_size=hand_size,
+        capture=capture,  # type: ignore[arg-type]
+        ace_sweeps=ace_sweeps,  # type: ignore[arg-type]
+        king_of_diamonds=king_of_diamonds,
+        diamond_sequence=diamond_sequence,
+    )

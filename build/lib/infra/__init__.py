@@ -1,0 +1,1 @@
+"""Adapters: storage, notification, settings and the command line."""

@@ -1,0 +1,506 @@
+"""``MatchStore`` on SQLAlchemy Core, for Postgres and SQLite alike.
+
+Every change is one transaction: a save updates the match row only if it still has the
+expected version (so of two racing writers exactly one wins) and appends the events,
+token hashes and idempotent answer with it. Driver failures surface as
+``DatabaseUnavailable``.
+
+On Postgres the move path (``get``, ``get_for_token``, ``save``) goes to asyncpg itself,
+one statement and one round trip each, outside any explicit transaction: a single
+statement is atomic on its own, and each BEGIN or COMMIT would cost a round trip, which
+is most of a request's CPU (every answer from the server resumes the whole coroutine
+stack). asyncpg prepares each statement once per connection; SQLAlchemy would compile
+and cache-key it on every call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+import asyncpg
+import msgspec
+from sqlalchemy import Table, and_, delete, insert, or_, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.util import greenlet_spawn
+
+from domain.events import StoredEvent
+from domain.match import MatchState, ai_to_play
+from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
+from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
+from service.ports import (
+    Idempotency,
+    IdempotencyConflict,
+    MatchRecord,
+    StoredAnswer,
+    VersionConflict,
+)
+
+MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+IDEMPOTENCY: Table = IdempotencyRow.__table__  # type: ignore[assignment]
+
+# A claim this old belongs to a request that crashed: its key may be claimed again.
+CLAIM_TTL = 60.0
+# Each call answers within this or counts as unavailable. A database that hangs rather
+# than refuses would otherwise hold one call through a pool wait, a connect and a
+# statement in turn (8, 3 and 5 s), then through the ROLLBACK that tidies up after it.
+OPERATION_SECONDS = 5.0
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode_state = msgspec.msgpack.Decoder(MatchState).decode
+_decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
+
+_PG_GET = "SELECT state, created_at FROM matches WHERE id = $1"
+_PG_GET_FOR_TOKEN = """
+SELECT m.state, m.created_at, s.seat
+FROM matches AS m LEFT JOIN seats AS s ON s.match_id = m.id AND s.token_hash = $2
+WHERE m.id = $1"""
+# A save in one statement, so one transaction: the state at the expected version (on a
+# race the row lock queues the writers and each re-reads the version, so only the first
+# finds the one it expected), and only then the events, token hashes and idempotent
+# answer; NOTIFY, when asked for, goes out on commit. An empty array adds no rows, a NULL
+# scope no answer. The answer fills the request's claim, else takes the key: held by
+# another request, the insert fails on the key and the whole save with it.
+_PG_SAVE = """
+WITH moved AS (
+    UPDATE matches
+    SET version = $3, status = $4, state = $5, updated_at = $6, has_open_seat = $7,
+        ai_turn = $8
+    WHERE id = $1 AND version = $2
+    RETURNING id
+), logged AS (
+    INSERT INTO events (match_id, seq, payload)
+    SELECT moved.id, e.seq, e.payload
+    FROM moved, unnest($9::integer[], $10::bytea[]) AS e (seq, payload)
+), seated AS (
+    INSERT INTO seats (match_id, seat, token_hash)
+    SELECT moved.id, t.seat, t.token_hash
+    FROM moved, unnest($11::integer[], $12::varchar[]) AS t (seat, token_hash)
+), filled AS (
+    UPDATE idempotency
+    SET fingerprint = $16, body = $17, created_at = $6
+    FROM moved
+    WHERE scope = $13::varchar AND key = $14 AND fingerprint = $15 AND body IS NULL
+    RETURNING 1
+), kept AS (
+    INSERT INTO idempotency (scope, key, fingerprint, body, created_at)
+    SELECT $13, $14, $16, $17, $6
+    FROM moved
+    WHERE $13 IS NOT NULL AND NOT EXISTS (SELECT FROM filled)
+)
+"""
+# $3 to $8, in the order of the SET above.
+_SAVED_COLUMNS = ("version", "status", "state", "updated_at", "has_open_seat", "ai_turn")
+_PG_SAVED = _PG_SAVE + "SELECT 1 FROM moved"
+_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($18, $19) FROM moved"
+
+# Raised by asyncpg before anything is sent: the statement can go again elsewhere.
+_UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
+# The connection went while the statement was on its way or running.
+_DROPPED: tuple[type[Exception], ...] = (
+    ConnectionError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.AdminShutdownError,
+)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reaching_database(
+    method: Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]]:
+    @functools.wraps(method)
+    async def guarded(store: SqlMatchStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        # Waiting on the call rather than in it: at the deadline the caller has its
+        # answer at once, while the cancelled call lets go of its connection aside.
+        call = asyncio.ensure_future(method(store, *args, **kwargs))
+        try:
+            done, _ = await asyncio.wait((call,), timeout=OPERATION_SECONDS)
+        except BaseException:
+            _abandon(call)
+            raise
+        if not done:
+            _abandon(call)
+            raise DatabaseUnavailable(f"no answer in {OPERATION_SECONDS:.0f} s")
+        try:
+            return call.result()
+        except Exception as error:
+            if is_unavailable(error):
+                raise DatabaseUnavailable(str(error)) from error
+            raise
+
+    return guarded
+
+
+def _abandon(call: asyncio.Future[Any]) -> None:
+    call.cancel()
+    # Whatever it ends with is nobody's to handle now: mark it seen.
+    call.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+
+def _state_columns(state: MatchState, now: float) -> dict[str, Any]:
+    return {
+        "version": state.version,
+        "status": state.status,
+        "state": _encode(state),
+        "updated_at": now,
+        "has_open_seat": any(seat.kind == "open" for seat in state.seats),
+        "ai_turn": ai_to_play(state) is not None,
+    }
+
+
+class SqlMatchStore:
+    """The match store; ``clock`` (unix seconds) is injectable for the claim timeout.
+
+    ``notify`` (Postgres only) names a channel: each save sends ``"<match id>:<seq>"`` on
+    it, delivered when the save commits, for ``PostgresEventBus`` listeners.
+    """
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        notify: str | None = None,
+        claim_ttl: float = CLAIM_TTL,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._engine = engine
+        self._postgres = engine.dialect.name == "postgresql"
+        if notify is not None and not self._postgres:
+            raise ValueError("NOTIFY needs Postgres")
+        self._notify = notify
+        self._claim_ttl = claim_ttl
+        self._clock = clock
+
+    @_reaching_database
+    async def create(
+        self,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        now = self._clock()
+        async with write_transaction(self._engine) as conn:
+            try:
+                await conn.execute(
+                    insert(MATCHES).values(
+                        id=record.id,
+                        # As created: the log replays from here.
+                        initial=_encode(record.state),
+                        created_at=record.created_at,
+                        **_state_columns(record.state, now),
+                    )
+                )
+            except IntegrityError as error:
+                raise VersionConflict(f"match {record.id} already exists") from error
+            await _append(conn, record.id, events)
+            await _add_seats(conn, record.id, token_hashes)
+            if answer is not None:
+                await _keep_answer(conn, *answer, now)
+
+    @_reaching_database
+    async def get(self, match_id: str) -> MatchRecord | None:
+        if self._postgres:
+            row = await self._pg("fetchrow", _PG_GET, match_id, read=True)
+        else:
+            query = select(MATCHES.c.state, MATCHES.c.created_at).where(MATCHES.c.id == match_id)
+            async with self._engine.connect() as conn:
+                row = (await conn.execute(query)).one_or_none()
+        return None if row is None else _record(match_id, row)
+
+    @_reaching_database
+    async def get_for_token(
+        self, match_id: str, token_hash: str
+    ) -> tuple[MatchRecord, int | None] | None:
+        if self._postgres:
+            row = await self._pg("fetchrow", _PG_GET_FOR_TOKEN, match_id, token_hash, read=True)
+        else:
+            query = (
+                select(MATCHES.c.state, MATCHES.c.created_at, SEATS.c.seat)
+                .select_from(MATCHES)
+                .outerjoin(
+                    SEATS, and_(SEATS.c.match_id == MATCHES.c.id, SEATS.c.token_hash == token_hash)
+                )
+                .where(MATCHES.c.id == match_id)
+            )
+            async with self._engine.connect() as conn:
+                row = (await conn.execute(query)).one_or_none()
+        return None if row is None else (_record(match_id, row), row[2])
+
+    async def _pg(self, fetch: str, query: str, *args: object, read: bool) -> Any:
+        """One statement through asyncpg on a pooled connection (``fetch`` names the
+        method). A connection the server ended while it sat in the pool can fail before
+        sending anything, if the loop had not yet read the goodbye: then, and for a read
+        on any dropped connection, the statement goes once more on a fresh one. A write
+        that may have reached the server is not sent twice: its outcome is unknown, and
+        the caller hears so (a 503)."""
+        for last in (False, True):
+            # The pooled connection itself, not an engine Connection around it, which
+            # takes a third greenlet switch (to reach the driver) and an object with its
+            # events per statement.
+            pooled = await self._engine.raw_connection()
+            try:
+                return await getattr(pooled.driver_connection, fetch)(query, *args)
+            except (*_UNSENT, *_DROPPED) as error:
+                await greenlet_spawn(pooled.invalidate)
+                if last or not (isinstance(error, _UNSENT) or read):
+                    raise
+            finally:
+                await greenlet_spawn(pooled.close)
+        raise AssertionError("unreachable")
+
+    @_reaching_database
+    async def save(
+        self,
+        match_id: str,
+        expected_version: int,
+        state: MatchState,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str] | None = None,
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+    ) -> None:
+        now = self._clock()
+        if self._postgres:
+            await self._pg_save(
+                match_id, expected_version, state, events, token_hashes, answer, now
+            )
+            return
+        async with write_transaction(self._engine) as conn:
+            updated = await conn.execute(
+                update(MATCHES)
+                .where(MATCHES.c.id == match_id, MATCHES.c.version == expected_version)
+                .values(**_state_columns(state, now))
+            )
+            if updated.rowcount != 1:
+                raise VersionConflict(f"match {match_id} is no longer at {expected_version}")
+            await _append(conn, match_id, events)
+            if token_hashes:
+                await _add_seats(conn, match_id, token_hashes)
+            if answer is not None:
+                await _keep_answer(conn, *answer, now)
+
+    async def _pg_save(
+        self,
+        match_id: str,
+        expected_version: int,
+        state: MatchState,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str] | None,
+        answer: tuple[Idempotency, StoredAnswer] | None,
+        now: float,
+    ) -> None:
+        columns = _state_columns(state, now)
+        hashes = token_hashes or {}
+        request, kept = answer if answer is not None else (None, None)
+        args: list[object] = [
+            match_id,
+            expected_version,
+            *(columns[name] for name in _SAVED_COLUMNS),
+            [e.seq for e in events],
+            [_encode(e) for e in events],
+            list(hashes),
+            list(hashes.values()),
+            request and request.scope,
+            request and request.key,
+            request and request.fingerprint,
+            kept and kept.fingerprint,
+            kept and kept.body,
+        ]
+        query = _PG_SAVED
+        if self._notify is not None:
+            query = _PG_SAVED_NOTIFY
+            args += [self._notify, f"{match_id}:{state.seq}"]
+        try:
+            saved = await self._pg("fetch", query, *args, read=False)
+        except asyncpg.UniqueViolationError as error:
+            if error.constraint_name == "pk_events":
+                conflict = f"match {match_id} already has one of these events"
+                raise VersionConflict(conflict) from error
+            if error.constraint_name == "pk_idempotency" and request is not None:
+                held = f"key {request.key!r} is held by another request"
+                raise IdempotencyConflict(held) from error
+            raise
+        if not saved:
+            raise VersionConflict(f"match {match_id} is no longer at {expected_version}")
+
+    @_reaching_database
+    async def token_known(self, token_hash: str) -> bool:
+        query = select(SEATS.c.seat).where(SEATS.c.token_hash == token_hash).limit(1)
+        async with self._engine.connect() as conn:
+            return (await conn.execute(query)).first() is not None
+
+    @_reaching_database
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        query = (
+            select(EVENTS.c.payload)
+            .where(EVENTS.c.match_id == match_id, EVENTS.c.seq > after)
+            .order_by(EVENTS.c.seq)
+            .limit(limit)
+        )
+        async with self._engine.connect() as conn:
+            payloads = (await conn.execute(query)).scalars().all()
+        return [_decode_event(payload) for payload in payloads]
+
+    @_reaching_database
+    async def initial(self, match_id: str) -> MatchState | None:
+        query = select(MATCHES.c.initial).where(MATCHES.c.id == match_id)
+        async with self._engine.connect() as conn:
+            found = (await conn.execute(query)).scalar_one_or_none()
+        return None if found is None else _decode_state(found)
+
+    @_reaching_database
+    async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        query = (
+            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.created_at)
+            .where(MATCHES.c.has_open_seat)
+            .order_by(MATCHES.c.created_at, MATCHES.c.id)
+            .limit(limit)
+        )
+        if after is not None:
+            created_at, match_id = after
+            query = query.where(
+                or_(
+                    MATCHES.c.created_at > created_at,
+                    and_(MATCHES.c.created_at == created_at, MATCHES.c.id > match_id),
+                )
+            )
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [
+            MatchRecord(id=row.id, state=_decode_state(row.state), created_at=row.created_at)
+            for row in rows
+        ]
+
+    @_reaching_database
+    async def ai_turns(self) -> list[str]:
+        # Longest waiting first, so a backlog after a restart drains fairly.
+        query = select(MATCHES.c.id).where(MATCHES.c.ai_turn).order_by(MATCHES.c.updated_at)
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(query)).scalars().all())
+
+    @_reaching_database
+    async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
+        now = self._clock()
+        key = (IDEMPOTENCY.c.scope == request.scope, IDEMPOTENCY.c.key == request.key)
+        async with write_transaction(self._engine) as conn:
+            claim = _insert_if_absent(conn).values(
+                scope=request.scope,
+                key=request.key,
+                fingerprint=request.fingerprint,
+                created_at=now,
+            )
+            if (await conn.execute(claim)).rowcount == 1:
+                return None
+            held = (await conn.execute(select(IDEMPOTENCY).where(*key))).one_or_none()
+            if held is None:
+                raise IdempotencyConflict(f"key {request.key!r} was just released")
+            if held.body is not None:
+                return StoredAnswer(fingerprint=held.fingerprint, body=held.body)
+            if now - held.created_at < self._claim_ttl:
+                raise IdempotencyConflict(f"key {request.key!r} is in use")
+            # Matching on the old claim's time lets only one of several retries take it.
+            retaken = await conn.execute(
+                update(IDEMPOTENCY)
+                .where(
+                    *key,
+                    IDEMPOTENCY.c.body.is_(None),
+                    IDEMPOTENCY.c.created_at == held.created_at,
+                )
+                .values(fingerprint=request.fingerprint, created_at=now)
+            )
+            if retaken.rowcount != 1:
+                raise IdempotencyConflict(f"key {request.key!r} is in use")
+            return None
+
+    @_reaching_database
+    async def release_idempotent(self, request: Idempotency) -> None:
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(
+                delete(IDEMPOTENCY).where(
+                    IDEMPOTENCY.c.scope == request.scope,
+                    IDEMPOTENCY.c.key == request.key,
+                    IDEMPOTENCY.c.fingerprint == request.fingerprint,
+                    IDEMPOTENCY.c.body.is_(None),
+                )
+            )
+
+    @_reaching_database
+    async def purge_idempotency(self, older_than: float) -> int:
+        """Forget keys claimed or answered before ``older_than`` (unix seconds); keep at
+        least 24 hours' worth. Returns how many were dropped."""
+        async with write_transaction(self._engine) as conn:
+            purged = await conn.execute(
+                delete(IDEMPOTENCY).where(IDEMPOTENCY.c.created_at < older_than)
+            )
+        return purged.rowcount
+
+    @_reaching_database
+    async def ping(self) -> None:
+        async with self._engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+
+
+def _record(match_id: str, row: Any) -> MatchRecord:
+    """From (state, created_at, ...): an asyncpg record or a SQLAlchemy row."""
+    return MatchRecord(id=match_id, state=_decode_state(row[0]), created_at=row[1])
+
+
+async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:
+    if not events:
+        return
+    rows = [{"match_id": match_id, "seq": e.seq, "payload": _encode(e)} for e in events]
+    try:
+        await conn.execute(insert(EVENTS), rows)
+    except IntegrityError as error:
+        raise VersionConflict(f"match {match_id} already has one of these events") from error
+
+
+async def _add_seats(conn: AsyncConnection, match_id: str, hashes: Mapping[int, str]) -> None:
+    if hashes:
+        rows = [{"match_id": match_id, "seat": s, "token_hash": h} for s, h in hashes.items()]
+        await conn.execute(insert(SEATS), rows)
+
+
+async def _keep_answer(
+    conn: AsyncConnection, request: Idempotency, answer: StoredAnswer, now: float
+) -> None:
+    """Fill in the request's claim; the 24 hours of keeping run from now."""
+    columns = {
+        "fingerprint": answer.fingerprint,
+        "body": answer.body,
+        "created_at": now,
+    }
+    filled = await conn.execute(
+        update(IDEMPOTENCY)
+        .where(
+            IDEMPOTENCY.c.scope == request.scope,
+            IDEMPOTENCY.c.key == request.key,
+            IDEMPOTENCY.c.fingerprint == request.fingerprint,
+            IDEMPOTENCY.c.body.is_(None),
+        )
+        .values(**columns)
+    )
+    if filled.rowcount == 1:
+        return
+    # No claim of ours (released, purged or never taken): keep the answer unless another
+    # request holds the key, in which case this whole change must not happen.
+    try:
+        await conn.execute(
+            insert(IDEMPOTENCY).values(scope=request.scope, key=request.key, **columns)
+        )
+    except IntegrityError as error:
+        raise IdempotencyConflict(f"key {request.key!r} is held by another request") from error
+
+
+def _insert_if_absent(conn: AsyncConnection) -> Any:
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    return dialect.insert(IDEMPOTENCY).on_conflict_do_nothing()

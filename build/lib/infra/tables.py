@@ -1,0 +1,69 @@
+"""The tables, apart from the domain types: a match row holds its state as msgspec bytes,
+plus the few columns that queries filter on. Times are unix seconds (floats)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Double, ForeignKey, Index, LargeBinary, MetaData, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class MatchRow(Base):
+    __tablename__ = "matches"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    version: Mapped[int]
+    status: Mapped[str] = mapped_column(String(16))
+    state: Mapped[bytes] = mapped_column(LargeBinary)
+    initial: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[float] = mapped_column(Double)
+    updated_at: Mapped[float] = mapped_column(Double)
+    has_open_seat: Mapped[bool]
+    ai_turn: Mapped[bool]
+
+    __table_args__ = (
+        # The lobby: equality on the flag, then already in (created_at, id) order.
+        Index(None, "has_open_seat", "created_at", "id"),
+        Index(None, "ai_turn"),
+    )
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)
+    # sha256 hex of the bearer token; the token itself is never stored here.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+
+
+class EventRow(Base):
+    """Append-only: the key (match_id, seq) makes a second writer of a seq fail."""
+
+    __tablename__ = "events"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seq: Mapped[int] = mapped_column(primary_key=True)
+    payload: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class IdempotencyRow(Base):
+    """A claimed key: ``body`` stays NULL while its request runs, then holds the answer."""
+
+    __tablename__ = "idempotency"
+
+    scope: Mapped[str] = mapped_column(String, primary_key=True)
+    key: Mapped[str] = mapped_column(String, primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String)
+    body: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[float] = mapped_column(Double, index=True)

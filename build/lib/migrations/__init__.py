@@ -1,0 +1,1 @@
+"""Alembic migrations; run them with ``infra.migrate.migrate`` (``scopa migrate``)."""

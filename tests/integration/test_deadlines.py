@@ -1,0 +1,179 @@
+"""Deadlines on a real store: two services (two processes' worth: each its own engine and
+its own deadline runner) racing on the same passed moments make exactly one change each."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from typing import Any
+
+import pytest
+
+from domain.cards import parse_card
+from domain.events import CardPlayed, MatchFinished
+from domain.match import MatchState, Seat
+from domain.moves import Move
+from infra.db import make_engine
+from infra.deadline_runner import DeadlineRunner
+from infra.notify import LocalEventBus
+from infra.repositories import SqlMatchStore
+from service.matches import MatchService, Setup
+from tests.api.support import DECK
+from tests.fakes import FirstMoveAi
+
+pytestmark = pytest.mark.timeout(60)
+
+MATCHES = 6
+T0 = 1_800_000_000.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class PausingAi(FirstMoveAi):
+    """Thinks long enough for the rival process to decide on the same version."""
+
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
+        await asyncio.sleep(0.02)
+        return await super().decide(state, seat, level, seed)
+
+
+@pytest.fixture
+async def services(database_url: str) -> AsyncIterator[tuple[MatchService, MatchService, Clock]]:
+    clock = Clock()
+    async with AsyncExitStack() as stack:
+        made = []
+        for _ in range(2):
+            engine = make_engine(database_url)
+            stack.push_async_callback(engine.dispose)
+            store = SqlMatchStore(engine, clock=clock)
+            made.append(
+                MatchService(
+                    store, LocalEventBus(), reads=store, keys=store, ai=PausingAi(), clock=clock
+                )
+            )
+        yield made[0], made[1], clock
+
+
+def clocked(on_timeout: str) -> Setup:
+    return Setup(
+        seats=(Seat("human"), Seat("human")),
+        rules={"turn_seconds": 5, "on_timeout": on_timeout},
+        decks=(tuple(parse_card(c) for c in DECK),),
+        first_dealer=0,
+    )
+
+
+async def logs(service: MatchService, ids: list[str]) -> dict[str, list[Any]]:
+    return {i: await service.reads.events(i, 0, 500) for i in ids}
+
+
+async def test_two_enforcers_on_one_deadline_make_one_change(
+    services: tuple[MatchService, MatchService, Clock],
+) -> None:
+    here, there, clock = services
+    autoplay = (await here.create(clocked("autoplay"), None, "fp")).match.id
+    forfeit = (await here.create(clocked("forfeit"), None, "fp")).match.id
+    clock.now += 5
+    for match_id in (autoplay, forfeit):
+        await asyncio.gather(here.enforce(match_id), there.enforce(match_id))
+    found = await logs(here, [autoplay, forfeit])
+    assert [type(e).__name__ for e in found[autoplay]] == ["DealStarted", "CardPlayed"]
+    assert found[autoplay][-1].auto
+    assert [type(e).__name__ for e in found[forfeit]] == ["DealStarted", "MatchFinished"]
+    for match_id in (autoplay, forfeit):
+        record = await here.load(match_id)
+        assert record.state.version == 1
+
+
+async def test_two_runners_share_the_moments_of_many_matches(
+    services: tuple[MatchService, MatchService, Clock],
+) -> None:
+    here, there, clock = services
+    ids = [
+        (await here.create(clocked(("autoplay", "forfeit")[i % 2]), None, "fp")).match.id
+        for i in range(MATCHES)
+    ]
+    runners = [DeadlineRunner(poll_seconds=0.01), DeadlineRunner(poll_seconds=0.01)]
+    await runners[0].start(here.enforce, here.due)
+    await runners[1].start(there.enforce, there.due)
+    try:
+        clock.now += 5
+        for _ in range(500):
+            if not await here.due(100):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # any change still in flight lands, or fails its save
+    finally:
+        for runner in runners:
+            await runner.stop()
+    for match_id, log in (await logs(here, ids)).items():
+        changes = [e for e in log if isinstance(e, CardPlayed | MatchFinished)]
+        assert len(changes) == 1, (match_id, changes)
+        assert [e.seq for e in log] == [1, 2]
+        record = await here.load(match_id)
+        assert record.state.version == 1
+        assert record.due_at == (None if record.state.status == "finished" else clock.now + 5)
+
+
+async def test_a_runner_outlives_failing_polls_and_enforcements() -> None:
+    """A database outage or a match that cannot be enforced stops nothing else."""
+    done: list[str] = []
+    polls = 0
+
+    async def due(limit: int) -> list[str]:
+        nonlocal polls
+        polls += 1
+        if polls <= 2:
+            raise ConnectionError("the database does not answer")
+        return [m for m in ("broken", "fine") if m not in done][:limit]
+
+    async def enforce(match_id: str) -> None:
+        if match_id == "broken":
+            raise RuntimeError("cannot")
+        done.append(match_id)
+
+    runner = DeadlineRunner(poll_seconds=0.01)
+    await runner.start(enforce, due)
+    try:
+        for _ in range(300):
+            if done:
+                break
+            await asyncio.sleep(0.01)
+        polled = polls
+        await asyncio.sleep(0.05)
+    finally:
+        await runner.stop()
+    assert done == ["fine"]
+    assert polls > polled  # still polling, the broken match tried again each time
+
+
+async def test_a_backlog_is_worked_through_without_waiting_for_each_poll() -> None:
+    """Hundreds of matches past their moment at once (a restart after a long stop)."""
+    due_now = {f"m{i}" for i in range(200)}
+    all_done = asyncio.Event()
+
+    async def due(limit: int) -> list[str]:
+        return sorted(due_now)[:limit]
+
+    async def enforce(match_id: str) -> None:
+        await asyncio.sleep(0.001)
+        due_now.discard(match_id)
+        if not due_now:
+            all_done.set()
+
+    runner = DeadlineRunner(poll_seconds=0.5, concurrency=8)
+    started = asyncio.get_running_loop().time()
+    await runner.start(enforce, due)
+    try:
+        await asyncio.wait_for(all_done.wait(), 10)
+    finally:
+        await runner.stop()
+    # 25 batches of 8: one poll period each would take 12 s.
+    assert asyncio.get_running_loop().time() - started < 2.0

@@ -36,7 +36,7 @@ from service.errors import (
     UnknownLevel,
 )
 from service.feed import EventPage, Feed
-from service.idempotency import Once, answer_of
+from service.idempotency import Claim, Once, answer_of
 from service.ids import (
     decode_cursor,
     encode_cursor,
@@ -49,7 +49,6 @@ from service.ids import (
 from service.ports import (
     AiPlayer,
     EventBus,
-    Idempotency,
     IdempotencyKeys,
     MatchReads,
     MatchRecord,
@@ -196,7 +195,7 @@ class MatchService:
     # -- changes ----------------------------------------------------------------------
 
     async def create(self, setup: Setup, key: str | None, fingerprint: str) -> Created:
-        async def run(request: Idempotency | None) -> Created:
+        async def run(request: Claim | None) -> Created:
             state, events = self._new_state(setup)
             match_id = new_match_id()
             tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
@@ -240,7 +239,7 @@ class MatchService:
     async def join(self, match_id: str, seat: int, key: str | None, fingerprint: str) -> Joined:
         record = await self.load(match_id)
 
-        async def run(request: Idempotency | None) -> Joined:
+        async def run(request: Claim | None) -> Joined:
             current = record
             for _ in range(ATTEMPTS):
                 state, events = join(current.state, seat)
@@ -281,7 +280,7 @@ class MatchService:
             raise InvalidToken("playing needs a seat token")
         match_id = caller.match_id
 
-        async def run(request: Idempotency | None) -> MatchView:
+        async def run(request: Claim | None) -> MatchView:
             current, fresh = caller.record, caller.fresh
             for _ in range(ATTEMPTS):
                 before = current.state

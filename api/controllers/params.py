@@ -7,7 +7,7 @@ from typing import Annotated
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
-from api.parsing import IDEMPOTENCY_KEY_PATTERN
+from api.parsing import IDEMPOTENCY_KEY_PATTERN, SECRET_KEY_PATTERN
 from api.ratelimit import RateLimiter
 from service.matches import MatchService
 
@@ -26,6 +26,18 @@ IdempotencyKey = Annotated[
         "(1 to 255 printable ASCII characters)",
         required=False,
         schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN},
+    ),
+]
+# On the routes whose answer holds a seat token.
+SecretIdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        description="Replays the first successful answer, seat tokens included, to a retry "
+        "with an equal body (16 to 255 printable ASCII characters): a secret, as it fetches "
+        "the tokens again, so send a random one (a UUID)",
+        required=False,
+        schema_extra={"pattern": SECRET_KEY_PATTERN},
     ),
 ]
 QueryToken = Annotated[

@@ -95,3 +95,17 @@ async def test_streams_links_and_parameters(client: Client) -> None:
     page = doc["components"]["schemas"]["EventPage"]["properties"]["events"]["items"]
     assert page["discriminator"]["propertyName"] == "type"
     assert "seatToken" in doc["components"]["securitySchemes"]
+
+
+async def test_idempotency_keys_say_their_lengths(client: Client) -> None:
+    doc = await served(client)
+    operations = {
+        "/v1/matches": "^[\\x20-\\x7e]{16,255}$",
+        "/v1/matches/{match_id}/seats/{seat}/join": "^[\\x20-\\x7e]{16,255}$",
+        "/v1/matches/{match_id}/moves": "^[\\x20-\\x7e]{1,255}$",
+    }
+    for path, pattern in operations.items():
+        parameters = doc["paths"][path]["post"]["parameters"]
+        key = next(p for p in parameters if p["name"] == "Idempotency-Key")
+        assert key["schema"]["pattern"] == pattern, path
+        assert key["in"] == "header"

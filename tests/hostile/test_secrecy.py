@@ -233,7 +233,7 @@ class Table:
 async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -> Table:
     body = {"seats": variant.seats, "rules": variant.rules, "seed": variant.seed}
     created = await api.client.post(
-        "/v1/matches", json=body, headers={"Idempotency-Key": f"create-{variant.seed}"}
+        "/v1/matches", json=body, headers={"Idempotency-Key": f"secrecy-create-{variant.seed:04d}"}
     )
     record.requests += 1
     assert created.status_code == 201, created.text
@@ -372,7 +372,8 @@ async def test_tokens_are_stored_as_hashes_only(
         variant = Variant("2p", [HUMAN, {"kind": "open"}], {"target": 1}, 11)
         table = await _create(api, variant, reliability_log)
         joined = await api.client.post(
-            f"/v1/matches/{table.match_id}/seats/1/join", headers={"Idempotency-Key": "join-1"}
+            f"/v1/matches/{table.match_id}/seats/1/join",
+            headers={"Idempotency-Key": "secrecy-join-0001"},
         )
         assert joined.status_code == 200
         table.viewers.append(Viewer(1, joined.json()["token"]))

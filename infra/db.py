@@ -4,8 +4,9 @@ error, and SQLite's single writer never turns into "database is locked"."""
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager, nullcontext, suppress
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -73,6 +74,7 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
         return engine
     if backend == "sqlite":
         engine = create_async_engine(parsed, pool_pre_ping=True)
+        event.listen(engine.sync_engine, "do_connect", _sqlite_private_file)
         event.listen(engine.sync_engine, "connect", _sqlite_connect)
         event.listen(engine.sync_engine, "begin", _sqlite_begin)
         return engine
@@ -91,6 +93,19 @@ def _refuse_closed(dbapi_connection: Any, _record: object, _proxy: object) -> No
 
 def is_sqlite(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+def _sqlite_private_file(
+    _dialect: object, _record: object, cargs: list[Any], cparams: dict[str, Any]
+) -> None:
+    # SQLite would create a missing database with the umask's mode (world-readable, as a
+    # rule), and it gives the -wal and -shm files the database's own mode: made here
+    # first, all three are for the owner's eyes only. A file that exists keeps its mode.
+    path = cargs[0] if cargs else ":memory:"
+    if cparams.get("uri") or path in ("", ":memory:"):
+        return
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:

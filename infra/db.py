@@ -48,13 +48,15 @@ _ASYNC_DRIVERS = {
 
 def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncEngine:
     """An engine for ``postgresql+asyncpg://...`` or ``sqlite+aiosqlite:///path`` (the
-    driver may be left out)."""
+    driver may be left out). Its errors, which get logged, name a failed statement but not
+    its values: a match's state holds every hand."""
     parsed = make_url(url)
     parsed = parsed.set(drivername=_ASYNC_DRIVERS.get(parsed.drivername, parsed.drivername))
     backend = parsed.get_backend_name()
     if backend == "postgresql":
         engine = create_async_engine(
             parsed,
+            hide_parameters=True,
             # Every connection stays: a new one costs a connect (a TLS attempt included),
             # and then preparing each statement and looking up its types anew.
             pool_size=POOL_SIZE,
@@ -73,7 +75,7 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
         event.listen(engine.sync_engine.pool, "checkout", _refuse_closed)
         return engine
     if backend == "sqlite":
-        engine = create_async_engine(parsed, pool_pre_ping=True)
+        engine = create_async_engine(parsed, pool_pre_ping=True, hide_parameters=True)
         event.listen(engine.sync_engine, "do_connect", _sqlite_private_file)
         event.listen(engine.sync_engine, "connect", _sqlite_connect)
         event.listen(engine.sync_engine, "begin", _sqlite_begin)

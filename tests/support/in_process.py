@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import httpx
+from litestar import Litestar
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -30,6 +31,12 @@ class InProcess:
     client: httpx.AsyncClient
     store: MatchRepository
     engine: AsyncEngine | None  # None over the fakes
+    app: Litestar
+
+    def client_at(self, host: str) -> httpx.AsyncClient:
+        """Another client of the same app, calling from ``host`` (close it when done)."""
+        transport = httpx.ASGITransport(app=self.app, client=(host, 50000))
+        return httpx.AsyncClient(transport=transport, base_url="http://test")
 
     async def match_count(self) -> int:
         if isinstance(self.store, FakeStore):
@@ -61,7 +68,7 @@ async def serve(url: str | None, *, stream_seconds: float = 0.5) -> AsyncIterato
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            yield InProcess(client, store, engine)
+            yield InProcess(client, store, engine, app)
     finally:
         await runner.stop()
         if engine is not None:

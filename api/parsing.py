@@ -21,6 +21,9 @@ _FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<f
 # W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
 IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
+# Where the answer holds a seat token (create, join), the key is the secret that fetches
+# it again: long enough that it can be a random one.
+SECRET_KEY_PATTERN = r"^[\x20-\x7e]{16,255}$"
 # Seqs are stored as 32-bit integers: nine digits always fit, and no match comes near.
 MAX_SEQ = 999_999_999
 LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,9}\s*$"
@@ -29,6 +32,7 @@ LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,9}\s*$"
 QUERY_INTEGER_PATTERN = r"^-?(0|[1-9][0-9]*)$"
 _IF_MATCH = re.compile(IF_MATCH_PATTERN)
 _KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+_SECRET_KEY = re.compile(SECRET_KEY_PATTERN)
 _LAST_EVENT_ID = re.compile(LAST_EVENT_ID_PATTERN)
 _QUERY_INTEGER = re.compile(QUERY_INTEGER_PATTERN)
 
@@ -122,9 +126,11 @@ def expected_version(if_match: str | None) -> int | None:
     return None if value == "*" else int(value.removeprefix("W/").strip('"'))
 
 
-def idempotency_key(value: str | None) -> str | None:
-    if value is not None and not _KEY.fullmatch(value):
-        raise invalid("Idempotency-Key", "must be 1 to 255 printable ASCII characters")
+def idempotency_key(value: str | None, *, secret: bool = False) -> str | None:
+    """``secret``: the key of a request whose answer holds a seat token."""
+    shortest, pattern = (16, _SECRET_KEY) if secret else (1, _KEY)
+    if value is not None and not pattern.fullmatch(value):
+        raise invalid("Idempotency-Key", f"must be {shortest} to 255 printable ASCII characters")
     return value
 
 

@@ -11,7 +11,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -80,11 +80,13 @@ def database_url(url: str) -> URL:
 
 def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncEngine:
     """An engine for ``postgresql+asyncpg://...`` or ``sqlite+aiosqlite:///path`` (the
-    driver may be left out)."""
+    driver may be left out). Its errors, which get logged, name a failed statement but not
+    its values: a match's state holds every hand."""
     parsed = database_url(url)
     if parsed.get_backend_name() == "postgresql":
         engine = create_async_engine(
             parsed,
+            hide_parameters=True,
             # Every connection stays: a new one costs a connect (a TLS attempt included),
             # and then preparing each statement and looking up its types anew.
             pool_size=POOL_SIZE,
@@ -102,7 +104,8 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
         )
         event.listen(engine.sync_engine.pool, "checkout", _refuse_closed)
         return engine
-    engine = create_async_engine(parsed, pool_pre_ping=True)
+    engine = create_async_engine(parsed, pool_pre_ping=True, hide_parameters=True)
+    event.listen(engine.sync_engine, "do_connect", _sqlite_private_file)
     event.listen(engine.sync_engine, "connect", _sqlite_connect)
     event.listen(engine.sync_engine, "begin", _sqlite_begin)
     return engine
@@ -120,6 +123,19 @@ def _refuse_closed(dbapi_connection: Any, _record: object, _proxy: object) -> No
 
 def is_sqlite(engine: AsyncEngine) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+def _sqlite_private_file(
+    _dialect: object, _record: object, cargs: list[Any], cparams: dict[str, Any]
+) -> None:
+    # SQLite would create a missing database with the umask's mode (world-readable, as a
+    # rule), and it gives the -wal and -shm files the database's own mode: made here
+    # first, all three are for the owner's eyes only. A file that exists keeps its mode.
+    path = cargs[0] if cargs else ":memory:"
+    if cparams.get("uri") or path in ("", ":memory:"):
+        return
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:

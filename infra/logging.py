@@ -53,5 +53,7 @@ def configure(
         logger.handlers.clear()
         logger.propagate = True
     logging.getLogger("uvicorn.access").disabled = True
-    # httpx logs every URL it calls at INFO, query strings and all.
+    # httpx logs every URL it calls at INFO, query strings and all; aiosqlite every
+    # statement with its values at DEBUG, match states and so every hand among them.
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("aiosqlite").setLevel(logging.INFO)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from alembic import command
@@ -10,7 +11,6 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-import migrations
 from infra.db import (
     DatabaseUnavailable,
     describe,
@@ -20,6 +20,16 @@ from infra.db import (
     reason,
     write_transaction,
 )
+
+
+def _migrations_folder() -> Path:
+    """Found, not imported: the migrations import infra (the engine, the tables), and the
+    arrow between the two points one way."""
+    spec = importlib.util.find_spec("migrations")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the migrations package is not installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
 
 # Waiting for another process's migration is normal; a 5 s command timeout is not enough.
 MIGRATION_TIMEOUT = 300.0
@@ -31,7 +41,7 @@ def alembic_config(url: str) -> Config:
     """The Alembic configuration, built here so that it works from an installed package
     (there is no alembic.ini): for ``alembic.command`` calls such as ``revision``."""
     config = Config()
-    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    config.set_main_option("script_location", str(_migrations_folder()))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config
 

@@ -62,7 +62,10 @@ class EventRow(Base):
 
 
 class IdempotencyRow(Base):
-    """A claimed key: ``body`` stays NULL while its request runs, then holds the answer."""
+    """A claimed key: ``body`` stays NULL while its request runs, then holds the answer.
+
+    Neither the client's key nor the answer is here in the clear: ``key`` is a hash of the
+    key, ``body`` the answer sealed under a key derived from it (service.idempotency)."""
 
     __tablename__ = "idempotency"
 

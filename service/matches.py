@@ -49,7 +49,7 @@ from service.errors import (
     UnknownLevel,
 )
 from service.feed import EventPage, Feed
-from service.idempotency import Once, answer_of
+from service.idempotency import Claim, Once, answer_of
 from service.ids import (
     decode_cursor,
     encode_cursor,
@@ -63,7 +63,6 @@ from service.lifecycle import AUTOPLAY_LEVEL, Lifecycle, autoplays, lapse, lapse
 from service.ports import (
     AiPlayer,
     EventBus,
-    Idempotency,
     IdempotencyKeys,
     MatchReads,
     MatchRecord,
@@ -249,7 +248,7 @@ class MatchService:
     # -- changes ----------------------------------------------------------------------
 
     async def create(self, setup: Setup, key: str | None, fingerprint: str) -> Created:
-        async def run(request: Idempotency | None) -> Created:
+        async def run(request: Claim | None) -> Created:
             state, events = self._new_state(setup)
             match_id = new_match_id()
             tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
@@ -294,7 +293,7 @@ class MatchService:
     async def join(self, match_id: str, seat: int, key: str | None, fingerprint: str) -> Joined:
         record = await self.load(match_id)
 
-        async def run(request: Idempotency | None) -> Joined:
+        async def run(request: Claim | None) -> Joined:
             current = record
             for _ in range(ATTEMPTS):
                 if self._overdue(current):
@@ -374,7 +373,7 @@ class MatchService:
         seat, scope, match_id = caller.seat, caller.token_hash, caller.match_id
         assert scope is not None
 
-        async def run(request: Idempotency | None) -> MatchView:
+        async def run(request: Claim | None) -> MatchView:
             current, fresh = caller.record, caller.fresh
             for _ in range(ATTEMPTS):
                 if self._overdue(current):

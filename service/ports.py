@@ -27,13 +27,15 @@ class IdempotencyConflict(Exception):
 class StoredAnswer(msgspec.Struct, frozen=True):
     """The first successful answer to an idempotent request, replayed on a retry."""
 
-    fingerprint: str  # of the request body, canonical JSON, so equal JSON means equal
-    body: bytes  # the answer as first encoded
+    fingerprint: str  # the request's (Idempotency.fingerprint)
+    body: bytes  # the answer as first encoded, sealed: opaque to the store
 
 
 class Idempotency(msgspec.Struct, frozen=True):
-    """An idempotent request in flight: ``scope`` is the caller (a token hash, "create",
-    or "join:<match>:<seat>"), ``key`` the client's Idempotency-Key."""
+    """An idempotent request in flight, as the store keeps it: ``scope`` is the caller (a
+    token hash, "create", or "join:<match>:<seat>"); ``key`` a hash of the client's
+    Idempotency-Key, which is stored nowhere; ``fingerprint`` a hash, keyed by it, of the
+    request body as canonical JSON, so equal JSON means equal (``service.idempotency``)."""
 
     scope: str
     key: str

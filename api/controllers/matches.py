@@ -8,7 +8,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import QueryParameter
 
-from api.controllers.params import SEAT_TOKEN, IdempotencyKey, Limiter, MatchId, Service
+from api.controllers.params import SEAT_TOKEN, Limiter, MatchId, SecretIdempotencyKey, Service
 from api.errors import rate_limited
 from api.openapi import problems
 from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
@@ -48,7 +48,7 @@ class MatchController(Controller):
         request: AnyRequest,
         service: Service,
         limiter: Limiter,
-        key: IdempotencyKey = None,
+        key: SecretIdempotencyKey = None,
     ) -> Response[Created]:
         wait = limiter.hit(client_address(request))
         if wait is not None:
@@ -56,7 +56,8 @@ class MatchController(Controller):
         await service.check_token(bearer(request))
         json_body(request)
         body, fingerprint = decode_body(await request.body(), CreateMatch)
-        created = await service.create(setup_of(body), idempotency_key(key), fingerprint)
+        key = idempotency_key(key, secret=True)
+        created = await service.create(setup_of(body), key, fingerprint)
         return Response(
             created, status_code=201, headers={"Location": f"{self.path}/{created.match.id}"}
         )

@@ -8,7 +8,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
-from api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN
+from api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_KEY_PATTERN
 from api.ratelimit import RateLimiter
 from service.matches import MatchService
 
@@ -41,6 +41,18 @@ IfMatch = Annotated[
     ),
 ]
 ETAG = ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
+# On the routes whose answer holds a seat token.
+SecretIdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        description="Replays the first successful answer, seat tokens included, to a retry "
+        "with an equal body (16 to 255 printable ASCII characters): a secret, as it fetches "
+        "the tokens again, so send a random one (a UUID)",
+        required=False,
+        schema_extra={"pattern": SECRET_KEY_PATTERN},
+    ),
+]
 QueryToken = Annotated[
     str | None,
     QueryParameter(

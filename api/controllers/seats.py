@@ -6,7 +6,13 @@ from typing import Any
 
 from litestar import Controller, Request, post
 
-from api.controllers.params import SEAT_TOKEN, IdempotencyKey, MatchId, SeatNumber, Service
+from api.controllers.params import (
+    SEAT_TOKEN,
+    MatchId,
+    SeatNumber,
+    SecretIdempotencyKey,
+    Service,
+)
 from api.openapi import problems
 from api.parsing import bearer, decode_body, fingerprint, idempotency_key, json_body
 from api.schemas import JoinRequest
@@ -34,7 +40,7 @@ class SeatController(Controller):
         service: Service,
         match_id: MatchId,
         seat: SeatNumber,
-        key: IdempotencyKey = None,
+        key: SecretIdempotencyKey = None,
     ) -> Joined:
         await service.caller(match_id, bearer(request))
         body = await request.body()
@@ -44,4 +50,4 @@ class SeatController(Controller):
         else:
             json_body(request)
             digest = decode_body(body, JoinRequest)[1]
-        return await service.join(match_id, seat, idempotency_key(key), digest)
+        return await service.join(match_id, seat, idempotency_key(key, secret=True), digest)

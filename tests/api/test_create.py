@@ -10,6 +10,10 @@ import pytest
 from tests.api.support import DECK, FIXED_MATCH, Client, bearer, create, problem_type, view
 from tests.fakes import FakeStore
 
+# Keys of creates are secrets: 16 characters at least.
+CREATE_KEY = "0f6e3c1a-create-key-1"
+OTHER_KEY = "0f6e3c1a-create-key-2"
+
 
 async def test_create_answers_spectator_view_tokens_and_location(client: Client) -> None:
     answer = await client.post("/v1/matches", json=FIXED_MATCH)
@@ -207,16 +211,18 @@ async def test_a_token_of_no_match_is_401_on_create(client: Client) -> None:
 
 
 async def test_idempotent_create_replays_the_first_answer(client: Client, store: FakeStore) -> None:
-    first = await client.post("/v1/matches", json=FIXED_MATCH, headers={"Idempotency-Key": "k1"})
+    first = await client.post(
+        "/v1/matches", json=FIXED_MATCH, headers={"Idempotency-Key": CREATE_KEY}
+    )
     # Equal as JSON: other key order and spacing.
     same = {k: FIXED_MATCH[k] for k in reversed(list(FIXED_MATCH))}
-    again = await client.post("/v1/matches", json=same, headers={"Idempotency-Key": "k1"})
+    again = await client.post("/v1/matches", json=same, headers={"Idempotency-Key": CREATE_KEY})
     assert first.status_code == again.status_code == 201
     assert again.json() == first.json()
     assert again.headers["location"] == first.headers["location"]
     assert len(store.records) == 1
     other = await client.post(
-        "/v1/matches", json={**FIXED_MATCH, "seed": 8}, headers={"Idempotency-Key": "k1"}
+        "/v1/matches", json={**FIXED_MATCH, "seed": 8}, headers={"Idempotency-Key": CREATE_KEY}
     )
     assert other.status_code == 422
     assert problem_type(other) == "idempotency-key-reused"
@@ -225,17 +231,30 @@ async def test_idempotent_create_replays_the_first_answer(client: Client, store:
 
 async def test_failed_create_does_not_keep_the_key(client: Client, store: FakeStore) -> None:
     bad = {"seats": [{"kind": "human"}] * 3}
-    answer = await client.post("/v1/matches", json=bad, headers={"Idempotency-Key": "k2"})
+    answer = await client.post("/v1/matches", json=bad, headers={"Idempotency-Key": OTHER_KEY})
     assert answer.status_code == 422
     assert store.keys.claims == {}
-    answer = await client.post("/v1/matches", json=FIXED_MATCH, headers={"Idempotency-Key": "k2"})
+    answer = await client.post(
+        "/v1/matches", json=FIXED_MATCH, headers={"Idempotency-Key": OTHER_KEY}
+    )
     assert answer.status_code == 201
 
 
 @pytest.mark.parametrize(
-    "key", [b"", b"x" * 256, "caf\u00e9".encode()], ids=["empty", "long", "utf8"]
+    "key",
+    [b"", b"x" * 15, b"x" * 256, "caf\u00e9-caf\u00e9-caf\u00e9".encode()],
+    ids=["empty", "short", "long", "utf8"],
 )
 async def test_malformed_idempotency_key_is_400(client: Client, key: bytes) -> None:
     answer = await client.post("/v1/matches", json=FIXED_MATCH, headers={b"Idempotency-Key": key})
     assert answer.status_code == 400
     assert answer.json()["invalid_params"][0]["name"] == "Idempotency-Key"
+
+
+@pytest.mark.parametrize("length", [16, 255])
+async def test_a_create_key_of_16_to_255_characters_is_taken(client: Client, length: int) -> None:
+    key = "k" * length
+    first = await client.post("/v1/matches", json=FIXED_MATCH, headers={"Idempotency-Key": key})
+    again = await client.post("/v1/matches", json=FIXED_MATCH, headers={"Idempotency-Key": key})
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from service.idempotency import Claim
 from service.ids import token_hash
 from tests.api.support import (
     Client,
@@ -140,7 +141,8 @@ async def test_key_reused_with_another_body_is_422_before_the_turn(client: Clien
 
 async def test_key_in_flight_is_409(client: Client, store: FakeStore) -> None:
     match_id, seat = await fixed(client)
-    store.keys.claims[(token_hash(seat[1]), "k")] = ("running", None)
+    scope = token_hash(seat[1])
+    store.keys.claims[(scope, Claim(scope, "k", "").stored.key)] = ("running", None)
     answer = await move(client, match_id, seat[1], **{"Idempotency-Key": "k"})
     assert answer.status_code == 409
     assert problem_type(answer) == "idempotency-key-in-flight"

@@ -304,3 +304,17 @@ async def test_the_lifecycle_operations_and_fields_are_described(client: Client)
     assert schemas["MatchFinished"]["properties"]["reason"]["enum"] == [
         "score", "resigned", "timeout", "aborted", "expired", "abandoned",
     ]  # fmt: skip
+
+
+async def test_idempotency_keys_say_their_lengths(client: Client) -> None:
+    doc = await served(client)
+    operations = {
+        "/v1/matches": "^[\\x20-\\x7e]{16,255}$",
+        "/v1/matches/{match_id}/seats/{seat}/join": "^[\\x20-\\x7e]{16,255}$",
+        "/v1/matches/{match_id}/moves": "^[\\x20-\\x7e]{1,255}$",
+    }
+    for path, pattern in operations.items():
+        parameters = doc["paths"][path]["post"]["parameters"]
+        key = next(p for p in parameters if p["name"] == "Idempotency-Key")
+        assert key["schema"]["pattern"] == pattern, path
+        assert key["in"] == "header"

@@ -67,7 +67,7 @@ async def test_a_seat_holder_may_take_another_open_seat(client: Client) -> None:
 
 async def test_join_replays_with_the_same_key(client: Client) -> None:
     match_id = (await create(client, OPEN_2))["match"]["id"]
-    key = {"Idempotency-Key": "j1"}
+    key = {"Idempotency-Key": "join-key-0000001"}
     first = await join(client, match_id, 1, headers=key)
     # No body and an empty object are equal requests.
     again = await join(client, match_id, 1, headers=key, content=b"{}")
@@ -76,9 +76,17 @@ async def test_join_replays_with_the_same_key(client: Client) -> None:
     assert (await view(client, match_id, first.json()["token"]))["you"] == 1
 
 
+async def test_a_join_key_under_16_characters_is_400(client: Client) -> None:
+    match_id = (await create(client, OPEN_2))["match"]["id"]
+    answer = await join(client, match_id, 1, headers={"Idempotency-Key": "k" * 15})
+    assert answer.status_code == 400
+    assert answer.json()["invalid_params"][0]["name"] == "Idempotency-Key"
+    assert (await view(client, match_id))["seats"][1]["kind"] == "open"
+
+
 async def test_join_key_is_scoped_to_the_seat(client: Client) -> None:
     match_id = (await create(client, {"seats": [{"kind": "open"}] * 4}))["match"]["id"]
-    key = {"Idempotency-Key": "same"}
+    key = {"Idempotency-Key": "join-key-0000002"}
     first = await join(client, match_id, 1, headers=key)
     second = await join(client, match_id, 2, headers=key)
     assert first.json()["seat"] == 1

@@ -39,7 +39,7 @@ async def sql_client(database_url: str) -> AsyncIterator[Client]:
 async def test_a_whole_match_with_replays(sql_client: Client) -> None:
     client = sql_client
     assert (await client.get("/ready")).status_code == 200
-    key = {"Idempotency-Key": "create-1"}
+    key = {"Idempotency-Key": "create-key-00001"}
     body = {**FIXED_MATCH, "rules": {"target": 1}}
     created = (await client.post("/v1/matches", json=body, headers=key)).json()
     again = await client.post("/v1/matches", json=body, headers=key)

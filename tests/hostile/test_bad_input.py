@@ -176,6 +176,8 @@ TABLE: list[Bad] = [
     ),
     _new("create: empty Idempotency-Key", _create(), headers={"Idempotency-Key": ""}),
     _new("create: Idempotency-Key of 256", _create(), headers={"Idempotency-Key": "k" * 256}),
+    # It fetches the seat tokens again: too short to be a secret.
+    _new("create: Idempotency-Key of 15", _create(), headers={"Idempotency-Key": "k" * 15}),
     _new(
         "create: Idempotency-Key in UTF-8",
         _create(),
@@ -325,6 +327,7 @@ TABLE: list[Bad] = [
         headers={"Content-Type": "text/plain"},
     ),
     _join("join: bad Idempotency-Key", None, headers={"Idempotency-Key": ""}),
+    _join("join: Idempotency-Key of 15", None, headers={"Idempotency-Key": "k" * 15}),
     _join("join: a seat taken", None, 409, "seat-not-open"),
     Bad("join: seat abc", "POST", f"/v1/matches/{MID}/seats/abc/join", 404, "not-found"),
     Bad("join: seat -1", "POST", f"/v1/matches/{MID}/seats/-1/join", 404, "no-such-seat"),

@@ -279,7 +279,7 @@ async def test_idempotent_retries_at_once_apply_once(
     async with AsyncExitStack() as stack:
         clients = await connected(stack, servers, RETRIES, requests)
         client = clients[0]
-        key = {"Idempotency-Key": "create-once"}
+        key = {"Idempotency-Key": "create-once-0001"}
         body = {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 3}
         first = check_retries(
             await together([(c, "/v1/matches", key, body) for c in clients]),
@@ -323,7 +323,7 @@ async def test_idempotent_retries_at_once_apply_once(
         assert waiting.status_code == 201, waiting.text
         open_id = waiting.json()["match"]["id"]
         join_url = f"/v1/matches/{open_id}/seats/1/join"
-        join_key = {"Idempotency-Key": "join-once"}
+        join_key = {"Idempotency-Key": "join-once-000001"}
         joined = check_retries(
             await together([(c, join_url, join_key, None) for c in clients]),
             200,

@@ -19,25 +19,38 @@ the same way, and the resign and abort answers too: the hands and stock left whe
 stops short stay hidden. Then: tokens of one match are refused on another, and the
 database holds tokens only as hashes (the stored answers of idempotent creates and joins
 are the documented exception).
+Then: tokens of one match are refused on another; after creates, joins and moves with an
+Idempotency-Key, no token and no key is in any stored byte (every cell of every table, on
+SQLite and Postgres, and the SQLite file itself) nor in any log line at DEBUG; another
+client replaying those requests gets no token without the very key.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import random
 import re
-import sqlite3
+import secrets
 import time
+import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import msgspec
 import pytest
+from sqlalchemy import inspect, text
+from sqlalchemy.engine import make_url
 
 from domain.cards import NAME
+from infra.db import make_engine
+from infra.logging import JsonFormatter
 from service.feed import MAX_EVENTS
 from tests.support.in_process import InProcess, serve
+from tests.support.server_process import start_server
 
 if TYPE_CHECKING:
     from tests.support.reliability import ReliabilityRecord
@@ -129,6 +142,7 @@ class Table:
     record: ReliabilityRecord
     moves: int = 0
     breaches: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)  # every Idempotency-Key it sent
 
     async def get(self, path: str, token: str | None = None) -> Any:
         self.record.requests += 1
@@ -247,9 +261,8 @@ class Table:
 
 async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -> Table:
     body = {"seats": variant.seats, "rules": variant.rules, "seed": variant.seed}
-    created = await api.client.post(
-        "/v1/matches", json=body, headers={"Idempotency-Key": f"create-{variant.seed}"}
-    )
+    key = f"secrecy-create-{variant.seed:04d}"
+    created = await api.client.post("/v1/matches", json=body, headers={"Idempotency-Key": key})
     record.requests += 1
     assert created.status_code == 201, created.text
     answer = created.json()
@@ -257,7 +270,7 @@ async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -
     assert answer["match"]["hand"] is None
     assert answer["match"]["you"] is None
     viewers = [Viewer(None, None)] + [Viewer(t["seat"], t["token"]) for t in answer["tokens"]]
-    return Table(api, answer["match"]["id"], viewers, record)
+    return Table(api, answer["match"]["id"], viewers, record, keys=[key])
 
 
 async def play(table: Table, rng: random.Random, moves: int | None = None) -> None:
@@ -285,7 +298,8 @@ async def play(table: Table, rng: random.Random, moves: int | None = None) -> No
         move = rng.choice(view["legal_moves"])
         headers = {**_bearer(token), "If-Match": f'"{state.version}"'}
         if rng.random() < 0.5:
-            headers["Idempotency-Key"] = f"move-{table.moves}"
+            headers["Idempotency-Key"] = f"move-{table.match_id[:6]}-{table.moves:03d}"
+            table.keys.append(headers["Idempotency-Key"])
         answer = await table.api.client.post(
             f"/v1/matches/{table.match_id}/moves",
             json={"card": move["card"], "capture": move["capture"]},
@@ -434,58 +448,228 @@ async def test_a_token_works_on_its_own_match_only(
     assert not wrong, "\n".join(wrong)
 
 
-def _rows(database: str, table: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(database) as conn:
-        return list(conn.execute(f"SELECT * FROM {table}"))
+async def _stored_cells(url: str) -> list[tuple[str, bytes]]:
+    """Every cell of every table, as ("table.column", its bytes)."""
+    engine = make_engine(url)
+    cells: list[tuple[str, bytes]] = []
+    try:
+        async with engine.connect() as conn:
+            names = await conn.run_sync(lambda c: inspect(c).get_table_names())
+            for name in names:
+                result = await conn.execute(text(f'SELECT * FROM "{name}"'))
+                columns = list(result.keys())
+                cells += [
+                    (f"{name}.{column}", _bytes(value))
+                    for row in result
+                    for column, value in zip(columns, row, strict=True)
+                ]
+    finally:
+        await engine.dispose()
+    return cells
 
 
-def _holds(row: tuple[Any, ...], token: str) -> bool:
-    needle = token.encode()
-    return any(
-        (isinstance(cell, bytes) and needle in cell) or (isinstance(cell, str) and token in cell)
-        for cell in row
-    )
+def _bytes(value: Any) -> bytes:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    return str(value).encode()
 
 
-async def test_tokens_are_stored_as_hashes_only(
-    sqlite_url: str, reliability_log: ReliabilityRecord
+def _shown(text: str | bytes, hidden: dict[str, str]) -> list[str]:
+    """The names of the ``hidden`` values (name: value) found in ``text``."""
+    data = text if isinstance(text, bytes) else text.encode()
+    return [name for name, secret in hidden.items() if secret.encode() in data]
+
+
+async def test_no_token_nor_key_is_stored_or_logged(
+    database_url: str, caplog: pytest.LogCaptureFixture, reliability_log: ReliabilityRecord
 ) -> None:
-    """After creates, joins and moves, each with an Idempotency-Key: no table holds a token
-    in the clear but the stored answers of the idempotent creates and joins."""
-    reliability_log.check = "secrecy (tokens at rest)"
-    async with serve(sqlite_url, stream_seconds=0.2) as api:
+    """After creates, joins and moves, each with an Idempotency-Key, and a replay of each:
+    no token and no key is in any cell of any table (nor, on SQLite, anywhere in the
+    file), and none is in any log record of the process at DEBUG, SQLAlchemy's statements
+    and the driver's included."""
+    reliability_log.check = "secrecy (tokens and keys at rest and in logs)"
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="sqlalchemy.engine")  # what echo=True shows
+    async with serve(database_url, stream_seconds=0.2) as api:
         variant = Variant("2p", [HUMAN, {"kind": "open"}], {"target": 1}, 11)
         table = await _create(api, variant, reliability_log)
-        joined = await api.client.post(
-            f"/v1/matches/{table.match_id}/seats/1/join", headers={"Idempotency-Key": "join-1"}
-        )
+        join = f"/v1/matches/{table.match_id}/seats/1/join"
+        key = {"Idempotency-Key": str(uuid.uuid4())}
+        joined = await api.client.post(join, headers=key)
         assert joined.status_code == 200
+        replayed = await api.client.post(join, headers=key)
+        assert replayed.json() == joined.json()
+        table.keys.append(key["Idempotency-Key"])
         table.viewers.append(Viewer(1, joined.json()["token"]))
         await play(table, random.Random(11))
         assert not table.breaches, "\n".join(table.breaches[:20])
-    database = sqlite_url.removeprefix("sqlite+aiosqlite:///")
     tokens = [v.token for v in table.viewers if v.token]
-    hashes = {row[1]: row[2] for row in _rows(database, "seats")}
-    assert sorted(hashes.values()) == sorted(hashlib.sha256(t.encode()).hexdigest() for t in tokens)
-    wrong = [
-        f"{name}: {row[:2]}"
-        for name in ("matches", "seats", "events")
-        for row in _rows(database, name)
-        for token in tokens
-        if _holds(row, token)
-    ]
-    answers = _rows(database, "idempotency")
-    assert any(row[0].startswith("join:") for row in answers)
-    assert (
-        sum(1 for row in answers if row[0] not in ("create",) and not row[0].startswith("join:"))
-        > 0
-    )
+    hidden = {f"token {i}": token for i, token in enumerate(tokens)}
+    hidden |= {f"key {key!r}": key for key in table.keys}
+    assert len(table.keys) > 3  # the create's, the join's and some moves'
+
+    cells = await _stored_cells(database_url)
+    hashes = sorted(value for name, value in cells if name == "seats.token_hash")
+    assert hashes == sorted(hashlib.sha256(t.encode()).hexdigest().encode() for t in tokens)
+    answers = [value for name, value in cells if name == "idempotency.body"]
+    assert len(answers) == len(table.keys)  # every keyed answer was kept, and scanned
+    wrong = [f"{where} holds {name}" for where, value in cells for name in _shown(value, hidden)]
+    if database_url.startswith("sqlite"):
+        path = Path(make_url(database_url).database or "")
+        files = b"".join(f.read_bytes() for f in path.parent.glob(f"{path.name}*"))
+        wrong += [f"the SQLite file holds {name}" for name in _shown(files, hidden)]
+    # The test's own HTTP client logs the URLs it calls, ?token= and all: not the server's.
+    logged = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
+    assert any(r.levelno == logging.DEBUG and r.name.startswith("sqlalchemy") for r in logged)
+    formatter = JsonFormatter()
     wrong += [
-        f"idempotency {row[0][:12]}.../{row[1]}"
-        for row in answers
-        for token in tokens
-        if _holds(row, token) and row[0] != "create" and not row[0].startswith("join:")
+        f"a {r.levelname} line of {r.name} holds {name}"
+        for r in logged
+        for name in _shown(formatter.format(r), hidden)
     ]
-    reliability_log.cases = len(tokens)
+    reliability_log.cases = len(hidden)
     reliability_log.failures = len(wrong)
+    reliability_log.notes = f"{len(cells)} stored cells and {len(logged)} log records scanned"
+    assert not wrong, "\n".join(sorted(set(wrong)))
+
+
+async def test_a_replayed_key_yields_tokens_only_to_whoever_holds_it(
+    database_url: str, reliability_log: ReliabilityRecord
+) -> None:
+    """Another client (another address) replaying the first client's requests, with every
+    near miss of its keys, gets none of its tokens; with the very key and body it gets
+    them, as the contract says: the key is the secret."""
+    reliability_log.check = "secrecy (idempotent replays from another client)"
+    seats = [HUMAN, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
+    body = {"seats": seats, "rules": {"target": 1}, "seed": 12}
+    create_key, join_key = str(uuid.uuid4()), str(uuid.uuid4())
+    async with serve(database_url) as api, api.client_at("127.0.0.2") as other:
+        first = await api.client.post(
+            "/v1/matches", json=body, headers={"Idempotency-Key": create_key}
+        )
+        assert first.status_code == 201
+        match_id = first.json()["match"]["id"]
+        join = f"/v1/matches/{match_id}/seats/{{seat}}/join"
+        joined = await api.client.post(join.format(seat=1), headers={"Idempotency-Key": join_key})
+        assert joined.status_code == 200
+        theirs = {"the create's token": first.json()["tokens"][0]["token"]}
+        theirs["the join's token"] = joined.json()["token"]
+
+        near = create_key[:-1] + ("0" if create_key[-1] != "0" else "1")
+        attempts = [
+            ("create without a key", "/v1/matches", body, None, 201),
+            ("create, another key", "/v1/matches", body, str(uuid.uuid4()), 201),
+            ("create, the key but its last character", "/v1/matches", body, near, 201),
+            ("create, the key's first 16 characters", "/v1/matches", body, create_key[:16], 201),
+            ("create, the key in capitals", "/v1/matches", body, create_key.upper(), 201),
+            ("create, the key, another body", "/v1/matches", {**body, "seed": 13}, create_key, 422),
+            ("create, the join's key", "/v1/matches", body, join_key, 201),
+            ("join seat 1 without a key", join.format(seat=1), None, None, 409),
+            ("join seat 1, another key", join.format(seat=1), None, str(uuid.uuid4()), 409),
+            ("join seat 1, the create's key", join.format(seat=1), None, create_key, 409),
+            ("join seat 2, the join's key", join.format(seat=2), None, join_key, 200),
+        ]
+        wrong = []
+        for name, path, sent, key, status in attempts:
+            headers = {} if key is None else {"Idempotency-Key": key}
+            answer = await other.post(path, json=sent, headers=headers)
+            reliability_log.requests += 1
+            reliability_log.cases += 1
+            if answer.status_code != status:
+                wrong.append(f"{name}: {answer.status_code}, not {status}: {answer.text[:200]}")
+            if leaked := _shown(answer.text, theirs):
+                wrong.append(f"{name}: the answer holds {', '.join(leaked)}")
+            if status == 201 and answer.json()["match"]["id"] == match_id:
+                wrong.append(f"{name}: the first client's match")
+
+        # The very key and body: the first answer, tokens and all.
+        again = await other.post("/v1/matches", json=body, headers={"Idempotency-Key": create_key})
+        rejoined = await other.post(join.format(seat=1), headers={"Idempotency-Key": join_key})
+    reliability_log.requests += 2
+    reliability_log.failures = len(wrong)
+    assert not wrong, "\n".join(wrong)
+    assert again.status_code == 201
+    assert again.json() == first.json()
+    assert rejoined.status_code == 200
+    assert rejoined.json() == joined.json()
+
+
+@pytest.mark.slow
+def test_no_log_line_of_the_served_process_holds_a_token_or_a_key(
+    tmp_path: Path, reliability_log: ReliabilityRecord
+) -> None:
+    """``scopa serve`` at DEBUG (uvicorn's logs and ours as configured): creates, joins,
+    replays, moves, hints, polls and streams with tokens in the header and in ``?token=``,
+    and the refusals of forged ones and of a short key; then every line of its output."""
+    reliability_log.check = "secrecy (no token or key in the served process's log)"
+    server = start_server(
+        f"sqlite+aiosqlite:///{tmp_path / 'served.db'}",
+        tmp_path,
+        {"SCOPA_LOG_LEVEL": "DEBUG", "SCOPA_STREAM_SECONDS": "1"},
+    )
+    hidden: dict[str, str] = {}
+    statuses: list[int] = []
+    try:
+        with httpx.Client(base_url=server.base_url, timeout=15) as http:
+
+            def send(method: str, path: str, **kwargs: Any) -> httpx.Response:
+                answer = http.request(method, path, **kwargs)
+                statuses.append(answer.status_code)
+                return answer
+
+            body = {"seats": [HUMAN, {"kind": "open"}], "rules": {"target": 1}, "first_dealer": 1}
+            hidden["the create's key"] = create_key = str(uuid.uuid4())
+            created = send(
+                "POST", "/v1/matches", json=body, headers={"Idempotency-Key": create_key}
+            )
+            send("POST", "/v1/matches", json=body, headers={"Idempotency-Key": create_key})
+            send(
+                "POST",
+                "/v1/matches",
+                json={**body, "seed": 1},
+                headers={"Idempotency-Key": create_key},
+            )
+            match_id = created.json()["match"]["id"]
+            hidden["seat 0's token"] = created.json()["tokens"][0]["token"]
+            hidden["the join's key"] = join_key = str(uuid.uuid4())
+            join = f"/v1/matches/{match_id}/seats/1/join"
+            joined = send("POST", join, headers={"Idempotency-Key": join_key})
+            send("POST", join, headers={"Idempotency-Key": join_key})
+            hidden["seat 1's token"] = joined.json()["token"]
+            hidden["a short key"] = short = secrets.token_urlsafe(11)
+            send("POST", "/v1/matches", json=body, headers={"Idempotency-Key": short})
+            hidden["a forged token"] = forged = secrets.token_urlsafe(32)
+            send("GET", f"/v1/matches/{match_id}", headers=_bearer(forged))
+            send("GET", f"/v1/matches/{match_id}/events", params={"token": forged})
+            send("GET", f"/v1/matches/{match_id}/nowhere", params={"token": forged})
+            tokens = [hidden["seat 0's token"], hidden["seat 1's token"]]
+            for token in tokens:
+                send("GET", f"/v1/matches/{match_id}/events", params={"token": token, "wait": 1})
+                send("GET", f"/v1/matches/{match_id}/events/stream", params={"token": token})
+            for turn in range(4):
+                token = tokens[turn % 2]
+                send("GET", f"/v1/matches/{match_id}/hint", headers=_bearer(token))
+                view = send("GET", f"/v1/matches/{match_id}", headers=_bearer(token)).json()
+                move = view["legal_moves"][0]
+                hidden[f"move {turn}'s key"] = key = str(uuid.uuid4())
+                for _ in range(2):
+                    send(
+                        "POST",
+                        f"/v1/matches/{match_id}/moves",
+                        json={"card": move["card"], "capture": move["capture"]},
+                        headers={**_bearer(token), "Idempotency-Key": key},
+                    )
+    finally:
+        server.assert_stops_cleanly()
+    log = server.log_text()
+    lines = log.splitlines()
+    reliability_log.requests = len(statuses)
+    reliability_log.cases = len(hidden)
+    wrong = [
+        f"line {n} holds {name}" for n, line in enumerate(lines) for name in _shown(line, hidden)
+    ]
+    reliability_log.failures = len(wrong)
+    reliability_log.notes = f"{len(lines)} log lines scanned"
+    assert {200, 201, 400, 401, 404, 422} <= set(statuses), statuses
+    assert '"level":"DEBUG"' in log
     assert not wrong, "\n".join(wrong)

@@ -4,6 +4,7 @@ several processes run them at once, and bring matches stored by older code along
 from __future__ import annotations
 
 import asyncio
+import secrets
 import sys
 import time
 from collections.abc import Callable
@@ -22,8 +23,10 @@ from infra.db import make_engine
 from infra.migrate import LOCK_KEY, alembic_config, migrate
 from infra.notify import LocalEventBus
 from infra.repositories import SqlMatchStore
+from service.idempotency import Claim
 from service.ids import token_hash
 from service.matches import MatchService
+from service.ports import IdempotencyConflict
 from tests.fakes import FirstMoveAi
 from tests.support.audit import audit
 
@@ -233,3 +236,81 @@ async def test_matches_stored_before_0003_upgrade_and_play_to_the_end(empty_url:
     checked = await audit(empty_url, old)
     assert checked.problems == []
     assert (checked.matches, checked.finished) == (3, 3)
+
+
+# Stored in the clear by revision 0002: two creates (one key too short for a create now),
+# a join, a move and a claim still running. The deleted answer is long, so that its token
+# is on a page that deleting frees, where it would stay unless overwritten.
+OLD_ROWS = [
+    ("create", "6f1d2c1e-create-once-kept", "fp-create", b'{"tokens":[{"token":"%s"}]}'),
+    ("create", "short-key", "fp-short", b'{"pad":"%s","tokens":[{"token":"%%s"}]}' % (b"-" * 6000)),
+    ("join:m:1", "6f1d2c1e-join-once-kept", "fp-join", b'{"seat":1,"token":"%s"}'),
+    ("a" * 64, "m1", "fp-move", b'{"version":1}'),
+    ("create", "6f1d2c1e-still-running", "fp-running", None),
+]
+
+
+async def test_the_sealing_migration_leaves_no_plaintext_and_keeps_the_answers(
+    empty_url: str,
+) -> None:
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0002")
+    tokens = [secrets.token_urlsafe(32) for _ in OLD_ROWS]
+    engine = make_engine(empty_url)
+    try:
+        async with engine.begin() as conn:
+            for (scope, key, fingerprint, body), token in zip(OLD_ROWS, tokens, strict=True):
+                await conn.execute(
+                    text(
+                        "INSERT INTO idempotency (scope, key, fingerprint, body, created_at)"
+                        " VALUES (:scope, :key, :fingerprint, :body, :now)"
+                    ),
+                    {
+                        "scope": scope,
+                        "key": key,
+                        "fingerprint": fingerprint,
+                        "body": body and body.replace(b"%s", token.encode()),
+                        "now": time.time(),
+                    },
+                )
+    finally:
+        await engine.dispose()
+
+    await migrate(empty_url)
+
+    engine = make_engine(empty_url)
+    try:
+        async with engine.connect() as conn:
+            rows = (await conn.execute(text("SELECT * FROM idempotency"))).all()
+        store = SqlMatchStore(engine)
+        replays = {}
+        for (scope, key, fingerprint, body), token in zip(OLD_ROWS, tokens, strict=True):
+            claim = Claim(scope, key, fingerprint)
+            if body is None:
+                with pytest.raises(IdempotencyConflict):
+                    await store.begin_idempotent(claim.stored)
+                continue
+            stored = await store.begin_idempotent(claim.stored)
+            if stored is not None:
+                assert stored.fingerprint == claim.stored.fingerprint
+                replays[key] = claim.open(stored.body) == body.replace(b"%s", token.encode())
+    finally:
+        await engine.dispose()
+
+    assert len(rows) == len(OLD_ROWS) - 1
+    # The short create key was deleted: claiming it now is a fresh claim.
+    assert replays == {
+        "6f1d2c1e-create-once-kept": True,
+        "6f1d2c1e-join-once-kept": True,
+        "m1": True,
+    }
+    keys = [key for _, key, _, _ in OLD_ROWS]
+    cells = [cell for row in rows for cell in row]
+    assert not [key for key in keys if key in cells]
+    for secret in [*tokens, *keys[:3], keys[4]]:
+        for cell in cells:
+            assert secret.encode() not in (cell if isinstance(cell, bytes) else str(cell).encode())
+    if empty_url.startswith("sqlite"):
+        # Nor in the file's free pages.
+        path = Path(make_url(empty_url).database or "")
+        stored_bytes = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+        assert [t for t in tokens if t.encode() in stored_bytes] == []

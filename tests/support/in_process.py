@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import httpx
+from litestar import Litestar
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -32,6 +33,12 @@ class InProcess:
     store: MatchRepository
     engine: AsyncEngine | None  # None over the fakes
     service: MatchService  # for a test to enforce a match's passed moment itself
+    app: Litestar
+
+    def client_at(self, host: str) -> httpx.AsyncClient:
+        """Another client of the same app, calling from ``host`` (close it when done)."""
+        transport = httpx.ASGITransport(app=self.app, client=(host, 50000))
+        return httpx.AsyncClient(transport=transport, base_url="http://test")
 
     async def match_count(self) -> int:
         if isinstance(self.store, FakeStore):
@@ -73,7 +80,7 @@ async def serve(
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            yield InProcess(client, store, engine, service)
+            yield InProcess(client, store, engine, service, app)
     finally:
         await runner.stop()
         if engine is not None:

@@ -428,12 +428,10 @@ class MatchService:
                 return
             level = before.seats[seat].level or "hard"
             state, events = play(before, seat, await self._ai_choice(before, seat, level))
-            due_at = self._due_at(record, state)
             try:
-                await self.matches.save(match_id, before.version, state, events, due_at=due_at)
+                await self._store(record, state, events)
             except VersionConflict:
                 continue
-            await self._saved(record, state, due_at)
 
     async def ai_turns(self) -> list[str]:
         """Matches waiting on an AI seat (for a sweep after a restart)."""
@@ -476,15 +474,23 @@ class MatchService:
             seat = autoplays(before)
             move = None if seat is None else await self._ai_choice(before, seat, AUTOPLAY_LEVEL)
             state, events = lapse(before, move)
-            due_at = self._due_at(record, state)
             try:
-                await self.matches.save(match_id, before.version, state, events, due_at=due_at)
+                stored = await self._store(record, state, events)
             except VersionConflict:
                 continue
-            await self._saved(record, state, due_at)
             self._changed(match_id, state)
-            return msgspec.structs.replace(record, state=state, due_at=due_at)
+            return stored
         raise Busy("the match kept changing; try again")
+
+    async def _store(
+        self, record: MatchRecord, state: MatchState, events: list[StoredEvent]
+    ) -> MatchRecord:
+        """A change the server makes itself (no token, no key), saved at the version it was
+        decided on, else VersionConflict; the match as now stored."""
+        due_at = self._due_at(record, state)
+        await self.matches.save(record.id, record.state.version, state, events, due_at=due_at)
+        await self._saved(record, state, due_at)
+        return msgspec.structs.replace(record, state=state, due_at=due_at)
 
     def _overdue(self, record: MatchRecord) -> bool:
         return record.due_at is not None and record.due_at <= self.clock() and lapses(record.state)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from litestar import Controller, Request, Response, post
 
@@ -26,6 +26,7 @@ from api.parsing import (
 )
 from api.schemas import NoOptions
 from domain.views import MatchView
+from service.matches import MatchService
 
 AnyRequest = Request[Any, Any, Any]
 ANSWERS = problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
@@ -39,6 +40,23 @@ async def no_options(request: AnyRequest, operation: str) -> str:
         json_body(request)
         decode_body(body, NoOptions)
     return fingerprint({"operation": operation})
+
+
+async def ending(
+    request: AnyRequest,
+    service: MatchService,
+    match_id: str,
+    key: str | None,
+    if_match: str | None,
+    operation: Literal["resign", "abort"],
+) -> Response[MatchView]:
+    # As for moves: 404, 401, then 400 for the body and headers, then the rules.
+    caller = await service.caller(match_id, bearer(request), required=True, recent=True)
+    digest = await no_options(request, operation)
+    expected = expected_version(if_match)
+    end = service.resign if operation == "resign" else service.abort
+    view = await end(caller, expected, idempotency_key(key), digest)
+    return Response(view, headers={"ETag": etag(view.version)})
 
 
 class LifecycleController(Controller):
@@ -66,12 +84,7 @@ class LifecycleController(Controller):
         key: IdempotencyKey = None,
         if_match: IfMatch = None,
     ) -> Response[MatchView]:
-        # As for moves: 404, 401, then 400 for the body and headers, then the rules.
-        caller = await service.caller(match_id, bearer(request), required=True, recent=True)
-        digest = await no_options(request, "resign")
-        expected = expected_version(if_match)
-        view = await service.resign(caller, expected, idempotency_key(key), digest)
-        return Response(view, headers={"ETag": etag(view.version)})
+        return await ending(request, service, match_id, key, if_match, "resign")
 
     @post(
         "/abort",
@@ -93,8 +106,4 @@ class LifecycleController(Controller):
         key: IdempotencyKey = None,
         if_match: IfMatch = None,
     ) -> Response[MatchView]:
-        caller = await service.caller(match_id, bearer(request), required=True, recent=True)
-        digest = await no_options(request, "abort")
-        expected = expected_version(if_match)
-        view = await service.abort(caller, expected, idempotency_key(key), digest)
-        return Response(view, headers={"ETag": etag(view.version)})
+        return await ending(request, service, match_id, key, if_match, "abort")

@@ -456,20 +456,36 @@ def _two_seats(walker: Walker) -> Walked:
     return Walked(moves, _finish(walker, created, last_move))
 
 
+def _ending_early(walker: Walker) -> dict[str, Any]:
+    """The create's resign and abort links, each on a match of its own: the answers."""
+    ended = {}
+    for link in ("resignMatch", "abortMatch"):
+        created = walker.send("createMatch", body=_example("twoPlayers"))
+        assert _status(created) == 201
+        answer = walker.follow(created, link)
+        assert _status(answer) == 200, answer.body
+        ended[link] = answer.body
+    return ended
+
+
 @pytest.fixture(scope="module")
-def walked(served: Served) -> dict[str, Walked]:
+def walked(served: Served) -> dict[str, Any]:
     walker = Walker(served.schema())
-    return {"against the AI": _against_the_ai(walker), "two seats": _two_seats(walker)}
+    return {
+        "against the AI": _against_the_ai(walker),
+        "two seats": _two_seats(walker),
+        "ending early": _ending_early(walker),
+    }
 
 
-def test_the_links_play_a_match_against_the_ai(walked: dict[str, Walked]) -> None:
+def test_the_links_play_a_match_against_the_ai(walked: dict[str, Any]) -> None:
     walk = walked["against the AI"]
     mine = [e for e in walk.events if e["type"] == "card_played" and e["seat"] == 0]
     assert len(mine) == walk.moves >= 10
     assert walk.events[-1]["type"] == "match_finished"
 
 
-def test_the_links_play_a_match_between_two_seats(walked: dict[str, Walked]) -> None:
+def test_the_links_play_a_match_between_two_seats(walked: dict[str, Any]) -> None:
     walk = walked["two seats"]
     played = [e for e in walk.events if e["type"] == "card_played"]
     assert len(played) == walk.moves
@@ -477,7 +493,18 @@ def test_the_links_play_a_match_between_two_seats(walked: dict[str, Walked]) -> 
     assert walk.events[-1]["type"] == "match_finished"
 
 
-def test_every_operation_succeeded_at_least_once(run: Run, walked: dict[str, Walked]) -> None:
+def test_the_links_resign_and_abort_a_match(walked: dict[str, Any]) -> None:
+    ended = walked["ending early"]
+    resigned, aborted = ended["resignMatch"], ended["abortMatch"]
+    assert (resigned["status"], resigned["end_reason"], resigned["winner"]) == (
+        "finished", "resigned", 1,
+    )  # fmt: skip
+    assert (aborted["status"], aborted["end_reason"], aborted["winner"]) == (
+        "finished", "aborted", None,
+    )  # fmt: skip
+
+
+def test_every_operation_succeeded_at_least_once(run: Run, walked: dict[str, Any]) -> None:
     """Over the engine run and the walks: each documented route answered a 2xx."""
     succeeded = {(method, route) for (method, route, status) in run.answers.counts if status < 300}
     for path, item in DOCUMENT["paths"].items():

@@ -60,6 +60,7 @@ class Kind:
 
 
 VALIDATION = Kind("validation-error", 400, "The request does not fit the schema")
+AMBIGUOUS = Kind("ambiguous-request", 400, "The request can be read more than one way")
 INVALID_SETUP = Kind("invalid-setup", 422, "The match cannot be set up that way")
 NOT_FOUND = Kind("not-found", 404, "No such resource")
 NO_SUCH_SEAT = Kind("no-such-seat", 404, "No such seat in this match")

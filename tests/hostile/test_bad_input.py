@@ -120,6 +120,16 @@ TABLE: list[Bad] = [
     _new("create: deep arrays", DEEP_ARRAYS),
     _new("create: deep objects", DEEP_OBJECTS),
     _new("create: unknown field", _create(extra=1)),
+    _new(
+        "create: a key given twice",
+        b'{"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 1, "seed": 2}',
+        problem="ambiguous-request",
+    ),
+    _new(
+        "create: a key given twice in a seat",
+        b'{"seats": [{"kind": "human", "kind": "ai"}, {"kind": "human"}]}',
+        problem="ambiguous-request",
+    ),
     _new("create: unknown field in rules", _create(rules={"speed": 2})),
     _new("create: unknown field in a seat", _json({"seats": [{"kind": "human", "name": "x"}] * 2})),
     _new(
@@ -193,6 +203,12 @@ TABLE: list[Bad] = [
     _move("move: oversized body", OVERSIZED, 413, "payload-too-large"),
     _move("move: deep arrays", DEEP_ARRAYS),
     _move("move: unknown field", _json({"card": "7C", "capture": ["2C", "5H"], "x": 1})),
+    _move("move: card given twice", b'{"card": "ZZ", "card": "5S"}', problem="ambiguous-request"),
+    _move(
+        "move: capture given twice",
+        b'{"card": "7C", "capture": ["2C", "5H"], "capture": ["3D", "4S"]}',
+        problem="ambiguous-request",
+    ),
     _move("move: card as a number", _json({"card": 7})),
     _move("move: card true", _json({"card": True})),
     _move("move: capture as a string", _json({"card": "7C", "capture": "2C"})),

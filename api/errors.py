@@ -130,6 +130,10 @@ def invalid(name: str, reason: str) -> ApiError:
     return ApiError(VALIDATION, f"{name}: {reason}", [InvalidParam(name, reason)])
 
 
+def ambiguous(name: str, reason: str) -> ApiError:
+    return ApiError(AMBIGUOUS, f"{name}: {reason}", [InvalidParam(name, reason)])
+
+
 def rate_limited(retry_after: float) -> ApiError:
     seconds = max(1, math.ceil(retry_after))
     return ApiError(

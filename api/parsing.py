@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import msgspec
 from litestar import Request
 
-from api.errors import AMBIGUOUS, UNSUPPORTED_MEDIA_TYPE, VALIDATION, ApiError, invalid
+from api.errors import AMBIGUOUS, UNSUPPORTED_MEDIA_TYPE, VALIDATION, ApiError, ambiguous, invalid
 from api.schemas import InvalidParam
 from api.validation import message_problem, problems
 from service.errors import InvalidToken
@@ -124,19 +124,32 @@ def _refuse_repeated_keys(body: bytes) -> None:
     if repeated:
         repeated.sort()
         params = [InvalidParam(name, "this key is given more than once") for name in repeated]
-        raise ApiError(AMBIGUOUS, f"keys given more than once: {', '.join(repeated)}", params)
+        raise ApiError(AMBIGUOUS, f"given more than once: {', '.join(repeated)}", params)
 
 
 def bearer(request: Request[Any, Any, Any], *, query: bool = False) -> str | None:
-    """The seat token: the Authorization header, else (where allowed) ``?token=``."""
-    header = request.headers.get("authorization")
-    if header is not None:
-        scheme, _, token = header.strip().partition(" ")
+    """The seat token: the Authorization header, else (where allowed) ``?token=``.
+
+    A request that could mean two tokens, or a token where it is not read, is refused
+    (400) rather than read one way: two Authorization headers, ``?token=`` twice, or
+    ``?token=`` on a route other than the events routes (``query``)."""
+    headers = request.headers.getall("authorization", [])
+    given = request.query_params.getall("token", [])
+    if len(headers) > 1:
+        raise ambiguous("Authorization", "sent more than once: send one header")
+    if given and not query:
+        raise ambiguous(
+            "token", "only the events routes read ?token=; send Authorization: Bearer <token>"
+        )
+    if len(given) > 1:
+        raise ambiguous("token", "given more than once: give one")
+    if headers:
+        scheme, _, token = headers[0].strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise InvalidToken("Authorization must be 'Bearer <token>'")
         return token
-    return request.query_params.get("token") if query else None
+    return given[0] if given else None
 
 
 def query_integers(request: Request[Any, Any, Any], *names: str) -> None:

@@ -11,9 +11,9 @@ from litestar import Controller, Request, get
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
-from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds
+from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds, identify
 from api.openapi import problems
-from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id, query_integers
+from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, last_event_id, query_integers
 from service.feed import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class EventController(Controller):
         token: QueryToken = None,
     ) -> EventPage:
         query_integers(request, "after")
-        caller = await service.caller(match_id, bearer(request, query=True))
+        caller = await identify(request, service, match_id, query=True)
         return await service.events(caller, after, wait)
 
     @get(
@@ -76,7 +76,7 @@ class EventController(Controller):
         ] = None,
     ) -> ServerSentEvent:
         query_integers(request, "after")
-        caller = await service.caller(match_id, bearer(request, query=True))
+        caller = await identify(request, service, match_id, query=True)
         resume = last_event_id(last_id)
         start = after if resume is None else resume
 

@@ -7,9 +7,8 @@ from typing import Annotated, Any
 from litestar import Controller, Request, get
 from litestar.params import QueryParameter
 
-from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service
+from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service, identify
 from api.openapi import problems
-from api.parsing import bearer
 from domain.match import LEVELS
 from service.matches import Hint
 
@@ -34,5 +33,5 @@ class HintController(Controller):
             str, QueryParameter(description="The AI level", schema_extra={"enum": list(LEVELS)})
         ] = "hard",
     ) -> Hint:
-        caller = await service.caller(match_id, bearer(request), required=True)
+        caller = await identify(request, service, match_id, required=True)
         return await service.hint(caller, level)

@@ -8,7 +8,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import QueryParameter
 
-from api.controllers.params import SEAT_TOKEN, IdempotencyKey, Limiter, MatchId, Service
+from api.controllers.params import SEAT_TOKEN, IdempotencyKey, Limiter, MatchId, Service, identify
 from api.errors import rate_limited
 from api.openapi import problems
 from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
@@ -60,7 +60,7 @@ class MatchController(Controller):
         "/{match_id:str}",
         operation_id="getMatch",
         summary="The match as the caller may see it",
-        responses=problems(401, 404, 503),
+        responses=problems(400, 401, 404, 503),
         response_headers=[
             ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
         ],
@@ -68,7 +68,7 @@ class MatchController(Controller):
     async def read(
         self, request: AnyRequest, service: Service, match_id: MatchId
     ) -> Response[MatchView]:
-        view = service.view(await service.caller(match_id, bearer(request)))
+        view = service.view(await identify(request, service, match_id))
         return Response(view, headers={"ETag": etag(view.version)})
 
     @get(

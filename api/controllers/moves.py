@@ -8,11 +8,10 @@ from litestar import Controller, Request, Response, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import HeaderParameter
 
-from api.controllers.params import REQUIRED_SEAT_TOKEN, IdempotencyKey, MatchId, Service
+from api.controllers.params import REQUIRED_SEAT_TOKEN, IdempotencyKey, MatchId, Service, identify
 from api.openapi import problems
 from api.parsing import (
     IF_MATCH_PATTERN,
-    bearer,
     decode_body,
     etag,
     expected_version,
@@ -57,7 +56,7 @@ class MoveController(Controller):
         ] = None,
     ) -> Response[MatchView]:
         # API.md's order: 404, 401, then 400 for the body and headers, then the rules.
-        caller = await service.caller(match_id, bearer(request), required=True, recent=True)
+        caller = await identify(request, service, match_id, required=True, recent=True)
         json_body(request)
         move, fingerprint = decode_body(await request.body(), MoveRequest)
         expected = expected_version(if_match)

@@ -6,9 +6,16 @@ from typing import Any
 
 from litestar import Controller, Request, post
 
-from api.controllers.params import SEAT_TOKEN, IdempotencyKey, MatchId, SeatNumber, Service
+from api.controllers.params import (
+    SEAT_TOKEN,
+    IdempotencyKey,
+    MatchId,
+    SeatNumber,
+    Service,
+    identify,
+)
 from api.openapi import problems
-from api.parsing import bearer, decode_body, fingerprint, idempotency_key, json_body
+from api.parsing import decode_body, fingerprint, idempotency_key, json_body
 from api.schemas import JoinRequest
 from service.matches import Joined
 
@@ -33,7 +40,7 @@ class SeatController(Controller):
         seat: SeatNumber,
         key: IdempotencyKey = None,
     ) -> Joined:
-        await service.caller(match_id, bearer(request))
+        await identify(request, service, match_id)
         body = await request.body()
         # No body and an empty object are the same request.
         if not body.strip():

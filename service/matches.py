@@ -373,7 +373,9 @@ class MatchService:
             current = tally(state.rules, state.deal, state.piles, state.sweeps)
         return Scores(state.scores, state.deal_scores, state.winner, current)
 
-    async def hint(self, caller: Caller, level: str) -> Hint:
+    def check_hint(self, caller: Caller, level: str) -> tuple[AiPlayer, int]:
+        """The AI and the seat ``hint`` would ask, or the refusal it would give; the AI
+        itself is not asked."""
         if caller.seat is None:
             raise InvalidToken("a hint is for a seat: send its token")
         if self.ai is None or level not in self.ai.levels:
@@ -384,7 +386,12 @@ class MatchService:
             raise MatchNotActive(f"the match is {state.status}")
         if state.turn != caller.seat:
             raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {caller.seat}'s")
-        move = await self.ai.decide(state, caller.seat, level, _ai_seed(state))
+        return self.ai, caller.seat
+
+    async def hint(self, caller: Caller, level: str) -> Hint:
+        ai, seat = self.check_hint(caller, level)
+        state = caller.record.state
+        move = await ai.decide(state, seat, level, _ai_seed(state))
         sweep = any(
             m.card == move.card and set(m.capture) == set(move.capture)
             for m in legal_moves(state)

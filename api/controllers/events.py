@@ -12,6 +12,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 
 from api.controllers.params import SEAT_TOKEN, MatchId, QueryToken, Service, StreamSeconds, identify
+from api.head import is_head
 from api.openapi import problems
 from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, last_event_id, query_integers
 from service.feed import MAX_WAIT, EventPage
@@ -48,7 +49,7 @@ class EventController(Controller):
     ) -> EventPage:
         query_integers(request, "after")
         caller = await identify(request, service, match_id, query=True)
-        return await service.events(caller, after, wait)
+        return await service.events(caller, after, 0 if is_head() else wait)
 
     @get(
         "/stream",
@@ -79,6 +80,8 @@ class EventController(Controller):
         caller = await identify(request, service, match_id, query=True)
         resume = last_event_id(last_id)
         start = after if resume is None else resume
+        if is_head():
+            return ServerSentEvent((), retry_duration=RETRY_MS)
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
             try:

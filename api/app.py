@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from litestar import Litestar, Request
+from litestar import Litestar, Request, Response, Router
 from litestar.config.cors import CORSConfig
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
@@ -22,9 +22,10 @@ from api.controllers.health import HealthController
 from api.controllers.hints import HintController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
+from api.controllers.problems import problem_page
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
-from api.errors import ProblemHandler
+from api.errors import NOT_FOUND, ProblemHandler, problem_response
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
 from api.ratelimit import RateLimiter
@@ -96,6 +97,14 @@ class ContractSwagger(SwaggerRenderPlugin):
         return super().render(request, self.completed(openapi_schema))
 
 
+def _problem_if_missing(response: Response[Any]) -> Response[Any]:
+    """Litestar answers a documentation page it does not serve (/schema/redoc, ...) with
+    an HTML 404: this API's 404 is problem+json everywhere."""
+    if response.status_code == 404:
+        return problem_response(NOT_FOUND, "no such documentation page")
+    return response
+
+
 def openapi_config() -> OpenAPIConfig:
     completed = _Completed()
     return OpenAPIConfig(
@@ -103,6 +112,9 @@ def openapi_config() -> OpenAPIConfig:
         version=API_VERSION,
         description="A game server for the Italian card game Scopa.",
         path="/schema",
+        openapi_router=Router(
+            "/schema", route_handlers=[], include_in_schema=False, after_request=_problem_if_missing
+        ),
         render_plugins=[ContractJson(completed), ContractSwagger(completed)],
         components=Components(
             security_schemes={
@@ -157,6 +169,7 @@ def create_app(
             SeatController,
             HealthController,
             Metrics,
+            problem_page,
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http import HTTPStatus
 from typing import Any
 
@@ -81,6 +81,8 @@ METHOD_NOT_ALLOWED = Kind("method-not-allowed", 405, "Method not allowed on this
 BUSY = Kind("busy", 503, "The match is changing too fast; try again")
 UNAVAILABLE = Kind("database-unavailable", 503, "The database does not answer; try again")
 INTERNAL = Kind("internal-error", 500, "The server failed")
+# A status of the framework's that none of the above covers; the status says which.
+HTTP_ERROR = Kind("http-error", 400, "The request was refused")
 
 # Most specific first: MoveRefused before IllegalMove and so on.
 _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
@@ -213,8 +215,7 @@ class ProblemHandler:
         status = exc.status_code
         kind = _HTTP.get(status)
         if kind is None:
-            phrase = HTTPStatus(status).phrase
-            kind = Kind(phrase.lower().replace(" ", "-"), status, phrase)
+            kind = replace(HTTP_ERROR, status=status, title=HTTPStatus(status).phrase)
         params: list[InvalidParam] = []
         if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
             params = [

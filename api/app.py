@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from litestar import Litestar, Request, Response, Router
 from litestar.config.cors import CORSConfig
 from litestar.di import Provide
+from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
@@ -28,7 +29,7 @@ from api.controllers.seats import SeatController
 from api.errors import NOT_FOUND, ProblemHandler, problem_response
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
-from api.ratelimit import RateLimiter
+from api.ratelimit import CREATE, RateLimiter, RateLimits
 from service.matches import MatchService
 
 API_VERSION = "1.0.0"
@@ -143,7 +144,7 @@ def create_app(
     on_shutdown: Sequence[LifespanHook] = (),
 ) -> Litestar:
     """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
-    limiter = RateLimiter(settings.rate_limit)
+    limiters = {CREATE: RateLimiter(CREATE, settings.rate_limit)}
     cors = None
     if settings.cors_origins:
         cors = CORSConfig(
@@ -157,7 +158,14 @@ def create_app(
                 "Last-Event-ID",
                 "X-Request-ID",
             ],
-            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
+            expose_headers=[
+                "ETag",
+                "Location",
+                "RateLimit",
+                "RateLimit-Policy",
+                "Retry-After",
+                "X-Request-ID",
+            ],
         )
     return ScopaApp(
         route_handlers=[
@@ -173,13 +181,12 @@ def create_app(
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),
-            "limiter": Provide(lambda: limiter, use_cache=True, sync_to_thread=False),
             "stream_seconds": Provide(
                 lambda: settings.stream_seconds, use_cache=True, sync_to_thread=False
             ),
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
-        middleware=[RouteMetrics],
+        middleware=[RouteMetrics, DefineMiddleware(RateLimits, limiters=limiters)],
         cors_config=cors,
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from http import HTTPStatus
 from typing import Any
@@ -136,12 +136,12 @@ def ambiguous(name: str, reason: str) -> ApiError:
     return ApiError(AMBIGUOUS, f"{name}: {reason}", [InvalidParam(name, reason)])
 
 
-def rate_limited(retry_after: float) -> ApiError:
+def rate_limited(limits: Sequence[str], retry_after: float, headers: Mapping[str, str]) -> ApiError:
     seconds = max(1, math.ceil(retry_after))
     return ApiError(
         RATE_LIMITED,
-        f"too many matches created from this address; retry in {seconds} s",
-        headers={"Retry-After": str(seconds)},
+        f"this address is over its {' and '.join(limits)} limit; retry in {seconds} s",
+        headers={**headers, "Retry-After": str(seconds)},
     )
 
 

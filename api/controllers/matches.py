@@ -8,20 +8,16 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import QueryParameter
 
-from api.controllers.params import SEAT_TOKEN, IdempotencyKey, Limiter, MatchId, Service, identify
-from api.errors import rate_limited
-from api.openapi import problems
+from api.controllers.params import SEAT_TOKEN, IdempotencyKey, MatchId, Service, identify
+from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
+from api.ratelimit import CREATE
 from api.schemas import CreateMatch, setup_of
 from domain.views import MatchView
 from service.ids import CURSOR_PATTERN
 from service.matches import Created, Lobby
 
 AnyRequest = Request[Any, Any, Any]
-
-
-def client_address(request: AnyRequest) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 class MatchController(Controller):
@@ -35,19 +31,17 @@ class MatchController(Controller):
         status_code=201,
         responses=problems(400, 401, 413, 415, 422, 429, 503),
         response_headers=[
-            ResponseHeader(name="Location", description="The match's URL", documentation_only=True)
+            ResponseHeader(name="Location", description="The match's URL", documentation_only=True),
+            *RATE_LIMIT_HEADERS,
         ],
+        opt={"limits": (CREATE,)},
     )
     async def create(
         self,
         request: AnyRequest,
         service: Service,
-        limiter: Limiter,
         key: IdempotencyKey = None,
     ) -> Response[Created]:
-        wait = limiter.hit(client_address(request))
-        if wait is not None:
-            raise rate_limited(wait)
         await service.check_token(bearer(request))
         json_body(request)
         body, fingerprint = decode_body(await request.body(), CreateMatch)

@@ -10,12 +10,10 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
 from api.errors import ApiError
 from api.parsing import IDEMPOTENCY_KEY_PATTERN, bearer
-from api.ratelimit import RateLimiter
 from service.errors import InvalidToken
 from service.matches import Caller, MatchService
 
 Service = NamedDependency[MatchService]
-Limiter = NamedDependency[RateLimiter]
 # Seconds a stream stays open before the client reconnects with Last-Event-ID.
 StreamSeconds = NamedDependency[float]
 

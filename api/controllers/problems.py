@@ -128,8 +128,9 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "Pass next_cursor of the previous page as it came, or no cursor for the first page.",
     ),
     RATE_LIMITED: (
-        "This address has created more matches this minute than the server allows. Nothing "
-        "changed.",
+        "This address has used up one of the route's limits, such as match creations a "
+        "minute. RateLimit-Policy names the route's limits and RateLimit what is left of each "
+        "and when it refills. Nothing changed.",
         "Wait the seconds Retry-After says, then send the request again.",
     ),
     PAYLOAD_TOO_LARGE: (

@@ -47,21 +47,31 @@ class TestRateLimit:
         return Settings(rate_limit=2)
 
     async def test_creation_beyond_the_limit_is_429_with_retry_after(self, client: Client) -> None:
-        await create(client)
+        made = await client.post("/v1/matches", json=FIXED_MATCH)
+        assert made.headers["ratelimit-policy"] == '"create";q=2;w=60'
+        assert made.headers["ratelimit"].startswith('"create";r=1;t=')
         bad = await client.post("/v1/matches", json={"seats": []})
-        assert bad.status_code == 400  # counted all the same
+        assert bad.status_code == 400  # counted all the same, and told so
+        assert bad.headers["ratelimit"].startswith('"create";r=0;t=')
         answer = await client.post("/v1/matches", json=FIXED_MATCH)
         assert answer.status_code == 429
         assert problem_type(answer) == "rate-limited"
-        assert 1 <= int(answer.headers["retry-after"]) <= 60
+        retry = int(answer.headers["retry-after"])
+        assert 1 <= retry <= 60
+        assert answer.headers["ratelimit-policy"] == '"create";q=2;w=60'
+        assert answer.headers["ratelimit"] == f'"create";r=0;t={retry}'
         # Only creation is limited.
-        assert (await client.get("/v1/matches")).status_code == 200
-        assert (await client.get("/health")).status_code == 200
+        for other in (await client.get("/v1/matches"), await client.get("/health")):
+            assert other.status_code == 200
+            assert "ratelimit" not in other.headers
+            assert "ratelimit-policy" not in other.headers
 
 
 async def test_no_rate_limit_when_zero(client: Client) -> None:
     for _ in range(10):
-        await create(client)
+        answer = await client.post("/v1/matches", json=FIXED_MATCH)
+        assert answer.status_code == 201
+        assert "ratelimit-policy" not in answer.headers  # no limit is on
 
 
 async def test_no_cors_headers_by_default(client: Client) -> None:

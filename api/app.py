@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from litestar import Litestar, Request, Response, Router
-from litestar.config.cors import CORSConfig
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
@@ -26,6 +25,7 @@ from api.controllers.moves import MoveController
 from api.controllers.problems import problem_page
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
+from api.cors import Cors
 from api.errors import NOT_FOUND, ProblemHandler, problem_response
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
@@ -47,9 +47,11 @@ class Metrics(PrometheusController):
 class ScopaApp(Litestar):
     """Litestar, with each HTTP request named and logged around all it does."""
 
+    cors: Cors | None = None
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            await observe(scope, receive, send, super().__call__)
+            await observe(scope, receive, send, super().__call__, self.cors)
         else:
             await super().__call__(scope, receive, send)
 
@@ -145,29 +147,7 @@ def create_app(
 ) -> Litestar:
     """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
     limiters = {CREATE: RateLimiter(CREATE, settings.rate_limit)}
-    cors = None
-    if settings.cors_origins:
-        cors = CORSConfig(
-            allow_origins=list(settings.cors_origins),
-            allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=[
-                "Authorization",
-                "Content-Type",
-                "If-Match",
-                "Idempotency-Key",
-                "Last-Event-ID",
-                "X-Request-ID",
-            ],
-            expose_headers=[
-                "ETag",
-                "Location",
-                "RateLimit",
-                "RateLimit-Policy",
-                "Retry-After",
-                "X-Request-ID",
-            ],
-        )
-    return ScopaApp(
+    app = ScopaApp(
         route_handlers=[
             MatchController,
             MoveController,
@@ -187,10 +167,12 @@ def create_app(
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
         middleware=[RouteMetrics, DefineMiddleware(RateLimits, limiters=limiters)],
-        cors_config=cors,
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
         on_startup=list(on_startup),
         on_shutdown=list(on_shutdown),
     )
+    if settings.cors_origins:
+        app.cors = Cors(settings.cors_origins)
+    return app

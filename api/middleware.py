@@ -25,6 +25,7 @@ from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
 from prometheus_client import Counter, Gauge, Histogram
 
+from api.cors import Cors
 from api.head import HEAD, is_head
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -59,10 +60,13 @@ def request_id(scope: HTTPScope) -> bytes:
     return os.urandom(16).hex().encode()
 
 
-async def observe(scope: HTTPScope, receive: Receive, send: Send, app: ASGIApp) -> None:
+async def observe(
+    scope: HTTPScope, receive: Receive, send: Send, app: ASGIApp, cors: Cors | None = None
+) -> None:
     """Runs ``app`` for one HTTP request, around everything Litestar does (its router's
     own 404s included): names the request in the logs and the answer, and logs it. A
-    HEAD is served as its GET, without the body (``api.head``)."""
+    HEAD is served as its GET, without the body (``api.head``); ``cors`` adds its headers
+    to every answer."""
     rid = request_id(scope)
     reset = REQUEST_ID.set(rid.decode("ascii"))
     status = 500
@@ -83,6 +87,8 @@ async def observe(scope: HTTPScope, receive: Receive, send: Send, app: ASGIApp) 
             headers.append((b"x-request-id", rid))
             if method == "OPTIONS" or status == 405:
                 headers = _complete_allow(headers, routed)
+            if cors is not None:
+                headers = cors.answer(scope["headers"], headers)
             message["headers"] = headers
         elif head and message["type"] == "http.response.body":
             message["body"] = b""

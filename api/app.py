@@ -27,6 +27,7 @@ from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.cors import Cors
 from api.errors import NOT_FOUND, ProblemHandler, problem_response
+from api.metrics import count_active
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
 from api.ratelimit import CREATE, RateLimiter, RateLimits
@@ -147,6 +148,10 @@ def create_app(
 ) -> Litestar:
     """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
     limiters = {CREATE: RateLimiter(CREATE, settings.rate_limit)}
+
+    async def count_before_scrape(_: Request[Any, Any, Any]) -> None:
+        await count_active(service, unavailable)
+
     app = ScopaApp(
         route_handlers=[
             MatchController,
@@ -156,7 +161,7 @@ def create_app(
             HintController,
             SeatController,
             HealthController,
-            Metrics,
+            Router("/", route_handlers=[Metrics], before_request=count_before_scrape),
             problem_page,
         ],
         dependencies={

@@ -14,6 +14,7 @@ from litestar import Litestar
 from sqlalchemy.engine import make_url
 
 from api.app import create_app
+from api.metrics import GameMetrics
 from infra.ai_runner import AiRunner, PooledAi, make_executor
 from infra.db import DatabaseUnavailable, make_engine
 from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
@@ -40,7 +41,15 @@ def build_app(settings: Settings) -> Litestar:
     executor = make_executor(settings.ai_workers)
     ai = PooledAi(executor, settings.ai_budget_ms)
     runner = AiRunner()
-    service = MatchService(store, bus, reads=store, keys=store, ai=ai, on_change=runner.kick)
+    service = MatchService(
+        store,
+        bus,
+        reads=store,
+        keys=store,
+        ai=ai,
+        on_change=runner.kick,
+        observer=GameMetrics(),
+    )
     background: list[asyncio.Task[None]] = []
 
     async def purge_keys() -> None:

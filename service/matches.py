@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,9 +52,11 @@ from service.ports import (
     EventBus,
     Idempotency,
     IdempotencyKeys,
+    MatchObserver,
     MatchReads,
     MatchRecord,
     MatchRepository,
+    Unobserved,
     VersionConflict,
 )
 from service.recent import RecentMatches
@@ -137,10 +140,12 @@ class MatchService:
         keys: IdempotencyKeys,
         ai: AiPlayer | None = None,
         on_change: Callable[[str], None] | None = None,
+        observer: MatchObserver | None = None,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.matches = matches
+        self.observer = observer or Unobserved()
         self.reads = reads
         self.bus = bus
         self.ai = ai
@@ -209,6 +214,7 @@ class MatchService:
             await self.matches.create(record, events, hashes, answer_of(request, created))
             for seat, hashed in hashes.items():
                 self.recent.remember(record, hashed, seat)
+            self.observer.match_created()
             self._changed(match_id, state)
             return created
 
@@ -301,6 +307,7 @@ class MatchService:
                 except VersionConflict:
                     current, fresh = await self.load(match_id), True
                     continue
+                self.observer.move_played("human")
                 await self._saved(current, state)
                 self._changed(match_id, state)
                 return view
@@ -330,6 +337,7 @@ class MatchService:
                 await self.matches.save(match_id, before.version, state, events)
             except VersionConflict:
                 continue
+            self.observer.move_played("ai")
             await self._saved(record, state)
 
     async def ai_turns(self) -> list[str]:
@@ -359,9 +367,21 @@ class MatchService:
     async def events(self, caller: Caller, after: int, wait: float) -> EventPage:
         return await self.feed.page(caller.match_id, caller.seat, after, wait)
 
-    def stream(self, caller: Caller, after: int, seconds: float) -> AsyncIterator[EventView | None]:
+    async def stream(
+        self, caller: Caller, after: int, seconds: float
+    ) -> AsyncIterator[EventView | None]:
+        """The caller's events as they happen (``Feed.stream``), counted open from its
+        first read to its end."""
         finished = caller.record.state.status == "finished"
-        return self.feed.stream(caller.match_id, caller.seat, after, seconds, finished)
+        events = self.feed.stream(caller.match_id, caller.seat, after, seconds, finished)
+        self.observer.stream_opened()
+        try:
+            # Closed with this stream, not whenever the collector gets to it.
+            async with aclosing(events):
+                async for event in events:
+                    yield event
+        finally:
+            self.observer.stream_closed()
 
     async def _last_seq(self, match_id: str) -> int:
         return (await self.load(match_id)).state.seq
@@ -413,6 +433,9 @@ class MatchService:
     async def ready(self) -> None:
         await self.reads.ping()
 
+    async def active_matches(self) -> int:
+        return await self.reads.active_count()
+
     # -- after a change -----------------------------------------------------------------
 
     async def _saved(
@@ -422,8 +445,11 @@ class MatchService:
         token_hash: str | None = None,
         seat: int | None = None,
     ) -> None:
-        """After a save: remember the match as saved, and wake its waiters."""
+        """After a save: remember the match as saved, note an ending, wake its waiters."""
         self.recent.remember(msgspec.structs.replace(before, state=state), token_hash, seat)
+        if state.status == "finished" and before.state.status != "finished":
+            # Reaching the target is the one way a match ends so far.
+            self.observer.match_finished("score")
         await self._publish(before.id, state)
 
     async def _publish(self, match_id: str, state: MatchState) -> None:

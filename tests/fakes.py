@@ -90,6 +90,10 @@ class FakeReads:
         self.store.check()
         return [i for i, r in self.store.records.items() if ai_to_play(r.state) is not None]
 
+    async def active_count(self) -> int:
+        self.store.check()
+        return sum(r.state.status == "active" for r in self.store.records.values())
+
     async def ping(self) -> None:
         self.store.check()
 

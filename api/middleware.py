@@ -1,5 +1,6 @@
-"""A request id on every log line and every answer, one access-log line per request, and
-Prometheus metrics per route.
+"""A request id on every log line and every answer, one access-log line per request,
+Prometheus metrics per route; HEAD served as GET (``api.head``) and the CORS headers
+(``api.cors``) on the way out.
 
 Both are plain ASGI wrappers rather than Litestar middleware classes: a move costs the
 server about a millisecond of CPU, and each Litestar layer (its middleware base, a

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from litestar import Litestar, Request
-from litestar.config.cors import CORSConfig
+from litestar import Litestar, Request, Response, Router
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
@@ -25,13 +25,15 @@ from api.controllers.lifecycle import LifecycleController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
 from api.controllers.pages import SWAGGER_ASSETS, landing, swagger_assets
+from api.controllers.problems import problem_page
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
-from api.errors import ProblemHandler
-from api.metrics import metrics_controller
+from api.cors import Cors
+from api.errors import NOT_FOUND, ProblemHandler, problem_response
+from api.metrics import count_active, metrics_controller
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
-from api.ratelimit import RateLimiter
+from api.ratelimit import CREATE, RateLimiter, RateLimits
 from service.matches import MatchService
 
 # Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.
@@ -42,9 +44,11 @@ LifespanHook = Callable[[], Any]
 class ScopaApp(Litestar):
     """Litestar, with each HTTP request named and logged around all it does."""
 
+    cors: Cors | None = None
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            await observe(scope, receive, send, super().__call__)
+            await observe(scope, receive, send, super().__call__, self.cors)
         else:
             await super().__call__(scope, receive, send)
 
@@ -103,6 +107,14 @@ class ContractSwagger(SwaggerRenderPlugin):
         return super().render(request, self.completed(openapi_schema))
 
 
+def _problem_if_missing(response: Response[Any]) -> Response[Any]:
+    """Litestar answers a documentation page it does not serve (/schema/redoc, ...) with
+    an HTML 404: this API's 404 is problem+json everywhere."""
+    if response.status_code == 404:
+        return problem_response(NOT_FOUND, "no such documentation page")
+    return response
+
+
 def openapi_config() -> OpenAPIConfig:
     completed = _Completed()
     return OpenAPIConfig(
@@ -110,6 +122,9 @@ def openapi_config() -> OpenAPIConfig:
         version=__version__,
         description="A game server for the Italian card game Scopa.",
         path="/schema",
+        openapi_router=Router(
+            "/schema", route_handlers=[], include_in_schema=False, after_request=_problem_if_missing
+        ),
         render_plugins=[ContractJson(completed), ContractSwagger(completed)],
         components=Components(
             security_schemes={
@@ -138,23 +153,12 @@ def create_app(
     on_shutdown: Sequence[LifespanHook] = (),
 ) -> Litestar:
     """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
-    limiter = RateLimiter(settings.rate_limit)
-    cors = None
-    if settings.cors_origins:
-        cors = CORSConfig(
-            allow_origins=list(settings.cors_origins),
-            allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=[
-                "Authorization",
-                "Content-Type",
-                "If-Match",
-                "Idempotency-Key",
-                "Last-Event-ID",
-                "X-Request-ID",
-            ],
-            expose_headers=["ETag", "Location", "Retry-After", "X-Request-ID"],
-        )
-    return ScopaApp(
+    limiters = {CREATE: RateLimiter(CREATE, settings.rate_limit)}
+
+    async def count_before_scrape(_: Request[Any, Any, Any]) -> None:
+        await count_active(service, unavailable)
+
+    app = ScopaApp(
         route_handlers=[
             MatchController,
             MoveController,
@@ -164,21 +168,24 @@ def create_app(
             HintController,
             SeatController,
             HealthController,
-            metrics_controller(settings.metrics_token),
+            Router(
+                "/",
+                route_handlers=[metrics_controller(settings.metrics_token)],
+                before_request=count_before_scrape,
+            ),
+            problem_page,
             landing,
             swagger_assets(),
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),
-            "limiter": Provide(lambda: limiter, use_cache=True, sync_to_thread=False),
             "stream_seconds": Provide(
                 lambda: settings.stream_seconds, use_cache=True, sync_to_thread=False
             ),
             "outage": Provide(lambda: unavailable, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
-        middleware=[RouteMetrics],
-        cors_config=cors,
+        middleware=[RouteMetrics, DefineMiddleware(RateLimits, limiters=limiters)],
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
@@ -187,3 +194,6 @@ def create_app(
         # For the server: a shutdown ends the streams before it waits on requests.
         state=State({"close_streams": service.close_streams}),
     )
+    if settings.cors_origins:
+        app.cors = Cors(settings.cors_origins)
+    return app

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from http import HTTPStatus
 from typing import Any
 
@@ -61,6 +61,7 @@ class Kind:
 
 
 VALIDATION = Kind("validation-error", 400, "The request does not fit the schema")
+AMBIGUOUS = Kind("ambiguous-request", 400, "The request can be read more than one way")
 INVALID_SETUP = Kind("invalid-setup", 422, "The match cannot be set up that way")
 NOT_FOUND = Kind("not-found", 404, "No such resource")
 NO_SUCH_SEAT = Kind("no-such-seat", 404, "No such seat in this match")
@@ -83,6 +84,8 @@ METHOD_NOT_ALLOWED = Kind("method-not-allowed", 405, "Method not allowed on this
 BUSY = Kind("busy", 503, "The match is changing too fast; try again")
 UNAVAILABLE = Kind("database-unavailable", 503, "The database does not answer; try again")
 INTERNAL = Kind("internal-error", 500, "The server failed")
+# A status of the framework's that none of the above covers; the status says which.
+HTTP_ERROR = Kind("http-error", 400, "The request was refused")
 
 # Most specific first: MoveRefused before InvalidMove and so on.
 _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
@@ -133,12 +136,16 @@ def invalid(name: str, reason: str) -> ApiError:
     return ApiError(VALIDATION, f"{name}: {reason}", [InvalidParam(name, reason)])
 
 
-def rate_limited(retry_after: float) -> ApiError:
+def ambiguous(name: str, reason: str) -> ApiError:
+    return ApiError(AMBIGUOUS, f"{name}: {reason}", [InvalidParam(name, reason)])
+
+
+def rate_limited(limits: Sequence[str], retry_after: float, headers: Mapping[str, str]) -> ApiError:
     seconds = max(1, math.ceil(retry_after))
     return ApiError(
         RATE_LIMITED,
-        f"too many matches created from this address; retry in {seconds} s",
-        headers={"Retry-After": str(seconds)},
+        f"this address is over its {' and '.join(limits)} limit; retry in {seconds} s",
+        headers={**headers, "Retry-After": str(seconds)},
     )
 
 
@@ -212,8 +219,7 @@ class ProblemHandler:
         status = exc.status_code
         kind = _HTTP.get(status)
         if kind is None:
-            phrase = HTTPStatus(status).phrase
-            kind = Kind(phrase.lower().replace(" ", "-"), status, phrase)
+            kind = replace(HTTP_ERROR, status=status, title=HTTPStatus(status).phrase)
         params: list[InvalidParam] = []
         if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
             params = [

@@ -1,5 +1,6 @@
-"""A request id on every log line and every answer, one access-log line per request, and
-Prometheus metrics per route.
+"""A request id on every log line and every answer, one access-log line per request,
+Prometheus metrics per route; HEAD served as GET (``api.head``) and the CORS headers
+(``api.cors``) on the way out.
 
 Both are plain ASGI wrappers rather than Litestar middleware classes: a move costs the
 server about a millisecond of CPU, and each Litestar layer (its middleware base, a
@@ -24,6 +25,9 @@ from litestar.enums import ScopeType
 from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
 from prometheus_client import Counter, Gauge, Histogram
+
+from api.cors import Cors
+from api.head import HEAD, is_head
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 # A caller's id is echoed into logs and headers: only a short, plain one is kept.
@@ -57,14 +61,24 @@ def request_id(scope: HTTPScope) -> bytes:
     return os.urandom(16).hex().encode()
 
 
-async def observe(scope: HTTPScope, receive: Receive, send: Send, app: ASGIApp) -> None:
+async def observe(
+    scope: HTTPScope, receive: Receive, send: Send, app: ASGIApp, cors: Cors | None = None
+) -> None:
     """Runs ``app`` for one HTTP request, around everything Litestar does (its router's
-    own 404s included): names the request in the logs and the answer, and logs it."""
+    own 404s included): names the request in the logs and the answer, and logs it. A
+    HEAD is served as its GET, without the body (``api.head``); ``cors`` adds its headers
+    to every answer."""
     rid = request_id(scope)
     reset = REQUEST_ID.set(rid.decode("ascii"))
     status = 500
     started = time.perf_counter()
-    options = scope["method"] == "OPTIONS"
+    method = scope["method"]
+    head = method == "HEAD"
+    routed = scope
+    if head:
+        routed = scope.copy()
+        routed["method"] = "GET"
+        head_reset = HEAD.set(True)
 
     async def answer(message: Message) -> None:
         nonlocal status
@@ -72,41 +86,51 @@ async def observe(scope: HTTPScope, receive: Receive, send: Send, app: ASGIApp) 
             status = message["status"]
             headers = [h for h in message.get("headers", ()) if h[0].lower() != b"x-request-id"]
             headers.append((b"x-request-id", rid))
-            if options:
-                headers = _complete_allow(headers, scope)
+            if method == "OPTIONS" or status == 405:
+                headers = _complete_allow(headers, routed)
+            if cors is not None:
+                headers = cors.answer(scope["headers"], headers)
             message["headers"] = headers
+        elif head and message["type"] == "http.response.body":
+            message["body"] = b""
         await send(message)
 
     try:
-        await app(scope, receive, answer)
+        await app(routed, receive, answer)
     finally:
         access_log.info(
             "%s %s %d",
-            scope["method"],
+            method,
             scope["path"],
             status,
             extra={
-                "method": scope["method"],
+                "method": method,
                 "path": scope["path"],
                 "status": status,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 1),
             },
         )
+        if head:
+            HEAD.reset(head_reset)
         REQUEST_ID.reset(reset)
 
 
 def _complete_allow(headers: list[Any], scope: HTTPScope) -> list[Any]:
     """Litestar 2 answers OPTIONS with the methods of the first handler registered on a
-    path only (litestar#4169, fixed in Litestar 3): name them all."""
-    if not any(name.lower() == b"allow" for name, _ in headers):
+    path only (litestar#4169, fixed in Litestar 3): name them all, and HEAD with GET."""
+    allowed = [value for name, value in headers if name.lower() == b"allow"]
+    if not allowed:
         return headers
+    methods = {m.strip() for m in allowed[0].decode("latin-1").split(",")}
     template = scope.get("path_template")
     for route in scope["litestar_app"].routes:
         if isinstance(route, HTTPRoute) and route.path_format == template:
-            methods = ", ".join(sorted(route.methods)).encode()
-            kept = [h for h in headers if h[0].lower() != b"allow"]
-            return [*kept, (b"allow", methods)]
-    return headers
+            methods = set(route.methods)
+            break
+    if "GET" in methods:
+        methods.add("HEAD")
+    kept = [h for h in headers if h[0].lower() != b"allow"]
+    return [*kept, (b"allow", ", ".join(sorted(methods)).encode())]
 
 
 class RouteMetrics:
@@ -125,7 +149,7 @@ class RouteMetrics:
         if scope["type"] != ScopeType.HTTP or template in UNMEASURED:
             await self.app(scope, receive, send)
             return
-        method = scope["method"]
+        method = "HEAD" if is_head() else scope["method"]
         status = 500
         started = time.perf_counter()
 

@@ -11,6 +11,7 @@ import copy
 from typing import Any
 
 import msgspec
+from litestar.datastructures import ResponseHeader
 from litestar.openapi.datastructures import ResponseSpec
 
 from api import examples
@@ -37,6 +38,21 @@ _STATUS_TEXT = {
     429: "Too many requests (rate-limited); see Retry-After",
     503: "The database does not answer (database-unavailable); see Retry-After",
 }
+# Sent on every answer of a limited route (429s included), one list member per limit on.
+RATE_LIMIT_HEADERS = [
+    ResponseHeader(
+        name="RateLimit-Policy",
+        description="The limits of this route, as the IETF ratelimit-headers draft writes "
+        'them: `"create";q=300;w=60` is 300 requests per 60-second window',
+        documentation_only=True,
+    ),
+    ResponseHeader(
+        name="RateLimit",
+        description='Where the client stands under each: `"create";r=299;t=60` is 299 '
+        "requests left, the window starting again in 60 s",
+        documentation_only=True,
+    ),
+]
 _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "createMatch": (CreateMatch, True),
     "playMove": (MoveRequest, True),

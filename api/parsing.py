@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
 
-from api.errors import UNSUPPORTED_MEDIA_TYPE, VALIDATION, ApiError, invalid
+from api.errors import AMBIGUOUS, UNSUPPORTED_MEDIA_TYPE, VALIDATION, ApiError, ambiguous, invalid
 from api.schemas import InvalidParam
+from api.validation import message_problem, problems
 from service.errors import InvalidToken
 
 T = TypeVar("T")
 
-_AT = re.compile(r"^(?P<reason>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
-_FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<field>[^`]*)`")
 # Header formats, enforced here and published as patterns in the API document.
 # W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
 IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
@@ -35,17 +35,6 @@ _KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _SECRET_KEY = re.compile(SECRET_KEY_PATTERN)
 _LAST_EVENT_ID = re.compile(LAST_EVENT_ID_PATTERN)
 _QUERY_INTEGER = re.compile(QUERY_INTEGER_PATTERN)
-
-
-def _param_name(message: str) -> tuple[str, str]:
-    """msgspec's "reason - at `$.seats[1].level`" as ("seats[1].level", "reason")."""
-    match = _AT.match(message)
-    reason = match["reason"] if match else message
-    path = ((match and match["path"]) or "").lstrip(".")
-    named = _FIELD.match(reason)
-    if named:
-        path = f"{path}.{named['field']}" if path else named["field"]
-    return path or "body", reason
 
 
 def fingerprint(raw: object) -> str:
@@ -79,30 +68,92 @@ def json_body(request: Request[Any, Any, Any]) -> None:
 
 
 def decode_body(body: bytes, type_: type[T]) -> tuple[T, str]:
-    """The body as ``type_``, strictly, and its fingerprint; a 400 naming the bad field."""
+    """The body as ``type_``, strictly, and its fingerprint; else a 400 naming every bad
+    field (msgspec alone names the first), or every key given twice in one object."""
     try:
-        raw = _integral(msgspec.json.decode(body))
-        value = msgspec.convert(raw, type=type_)
-    except msgspec.ValidationError as exc:
-        name, reason = _param_name(str(exc))
-        raise ApiError(VALIDATION, f"{name}: {reason}", [InvalidParam(name, reason)]) from exc
-    except msgspec.DecodeError as exc:
-        raise invalid("body", f"not JSON: {exc}") from exc
+        return _decode(body, type_)
     except RecursionError as exc:
         raise invalid("body", "nested too deeply") from exc
+
+
+def _decode(body: bytes, type_: type[T]) -> tuple[T, str]:
+    try:
+        raw = _integral(msgspec.json.decode(body))
+    except msgspec.ValidationError as exc:  # a number past any msgspec holds
+        raise invalid("body", message_problem(str(exc))[1]) from exc
+    except msgspec.DecodeError as exc:
+        raise invalid("body", f"not JSON: {exc}") from exc
+    _refuse_repeated_keys(body)
+    try:
+        value = msgspec.convert(raw, type=type_)
+    except msgspec.ValidationError as exc:
+        found = problems(raw, type_) or [message_problem(str(exc))]
+        params = [InvalidParam(name or "body", reason) for name, reason in found]
+        detail = "; ".join(f"{p.name}: {p.reason}" for p in params)
+        raise ApiError(VALIDATION, detail, params) from exc
     return value, fingerprint(raw)
 
 
+class _Members(list[tuple[str, Any]]):
+    """A JSON object's members as written, repeats kept."""
+
+
+def _no_number(text: str) -> None:
+    """Numbers do not matter to finding keys; not converting them spares the work (and
+    int()'s limit on digits)."""
+
+
+def _refuse_repeated_keys(body: bytes) -> None:
+    """msgspec keeps the last of a key given twice; the server refuses to guess (400)."""
+    try:
+        tree = json.loads(
+            body.decode(), object_pairs_hook=_Members, parse_int=_no_number, parse_float=_no_number
+        )
+    except ValueError as exc:  # what msgspec took, the standard library should too
+        raise invalid("body", f"not JSON: {exc}") from exc
+    repeated: list[str] = []
+    stack: list[tuple[str, Any]] = [("", tree)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, _Members):
+            seen: set[str] = set()
+            for key, member in node:
+                name = f"{path}.{key}" if path else key
+                if key in seen and name not in repeated:
+                    repeated.append(name)
+                seen.add(key)
+                stack.append((name, member))
+        elif isinstance(node, list):
+            stack.extend((f"{path}[{i}]", member) for i, member in enumerate(node))
+    if repeated:
+        repeated.sort()
+        params = [InvalidParam(name, "this key is given more than once") for name in repeated]
+        raise ApiError(AMBIGUOUS, f"given more than once: {', '.join(repeated)}", params)
+
+
 def bearer(request: Request[Any, Any, Any], *, query: bool = False) -> str | None:
-    """The seat token: the Authorization header, else (where allowed) ``?token=``."""
-    header = request.headers.get("authorization")
-    if header is not None:
-        scheme, _, token = header.strip().partition(" ")
+    """The seat token: the Authorization header, else (where allowed) ``?token=``.
+
+    A request that could mean two tokens, or a token where it is not read, is refused
+    (400) rather than read one way: two Authorization headers, ``?token=`` twice, or
+    ``?token=`` on a route other than the events routes (``query``)."""
+    headers = request.headers.getall("authorization", [])
+    given = request.query_params.getall("token", [])
+    if len(headers) > 1:
+        raise ambiguous("Authorization", "sent more than once: send one header")
+    if given and not query:
+        raise ambiguous(
+            "token", "only the events routes read ?token=; send Authorization: Bearer <token>"
+        )
+    if len(given) > 1:
+        raise ambiguous("token", "given more than once: give one")
+    if headers:
+        scheme, _, token = headers[0].strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
             raise InvalidToken("Authorization must be 'Bearer <token>'")
         return token
-    return request.query_params.get("token") if query else None
+    return given[0] if given else None
 
 
 def query_integers(request: Request[Any, Any, Any], *names: str) -> None:

@@ -14,6 +14,7 @@ from litestar import Litestar
 from sqlalchemy.engine import make_url
 
 from api.app import create_app
+from api.metrics import GameMetrics
 from infra.ai_runner import AiRunner, PooledAi, make_executor
 from infra.db import DatabaseUnavailable, make_engine
 from infra.deadline_runner import DeadlineRunner
@@ -47,6 +48,7 @@ def build_app(settings: Settings) -> Litestar:
         ai=ai,
         on_change=runner.kick,
         lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
+        observer=GameMetrics(),
     )
     background: list[asyncio.Task[None]] = []
 

@@ -23,7 +23,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
 import msgspec
-from sqlalchemy import Table, and_, delete, insert, or_, select, text, update
+from sqlalchemy import Table, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -352,6 +352,13 @@ class SqlMatchStore:
         query = select(SEATS.c.seat).where(SEATS.c.token_hash == token_hash).limit(1)
         async with self._engine.connect() as conn:
             return (await conn.execute(query)).first() is not None
+
+    @_reaching_database
+    async def active_count(self) -> int:
+        # No index on status: a scan of the matches' rows, once a scrape (seconds apart).
+        query = select(func.count()).select_from(MATCHES).where(MATCHES.c.status == "active")
+        async with self._engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
 
     @_reaching_database
     async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Annotated
 
 import msgspec
@@ -158,7 +158,7 @@ class Feed:
 
     async def stream(
         self, match_id: str, seat: int | None, after: int, seconds: float, finished: bool
-    ) -> AsyncIterator[EventView | None]:
+    ) -> AsyncGenerator[EventView | None, None]:
         """Events past ``after`` as they happen, for ``seconds`` or until the match ends.
 
         ``None`` marks a quiet spell, so the transport can show the line is alive.

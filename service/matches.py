@@ -16,6 +16,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -64,9 +65,11 @@ from service.ports import (
     AiPlayer,
     EventBus,
     IdempotencyKeys,
+    MatchObserver,
     MatchReads,
     MatchRecord,
     MatchRepository,
+    Unobserved,
     VersionConflict,
 )
 from service.recent import RecentMatches
@@ -187,11 +190,13 @@ class MatchService:
         keys: IdempotencyKeys,
         ai: AiPlayer | None = None,
         on_change: Callable[[str], None] | None = None,
+        observer: MatchObserver | None = None,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         lifecycle: Lifecycle | None = None,
     ) -> None:
         self.matches = matches
+        self.observer = observer or Unobserved()
         self.reads = reads
         self.bus = bus
         self.ai = ai
@@ -262,6 +267,7 @@ class MatchService:
             await self.matches.create(record, events, hashes, answer_of(request, created))
             for seat, hashed in hashes.items():
                 self.recent.remember(record, hashed, seat)
+            self.observer.match_created()
             self._changed(match_id, state)
             return created
 
@@ -403,6 +409,7 @@ class MatchService:
                 except VersionConflict:
                     current, fresh = await self.load(match_id), True
                     continue
+                self.observer.move_played("human")
                 await self._saved(current, state, due_at)
                 self._changed(match_id, state)
                 return view
@@ -432,6 +439,7 @@ class MatchService:
                 await self._store(record, state, events)
             except VersionConflict:
                 continue
+            self.observer.move_played("ai")
 
     async def ai_turns(self) -> list[str]:
         """Matches waiting on an AI seat (for a sweep after a restart)."""
@@ -508,9 +516,21 @@ class MatchService:
     async def events(self, caller: Caller, after: int, wait: float) -> EventPage:
         return await self.feed.page(caller.match_id, caller.seat, after, wait)
 
-    def stream(self, caller: Caller, after: int, seconds: float) -> AsyncIterator[EventView | None]:
+    async def stream(
+        self, caller: Caller, after: int, seconds: float
+    ) -> AsyncIterator[EventView | None]:
+        """The caller's events as they happen (``Feed.stream``), counted open from its
+        first read to its end."""
         finished = caller.record.state.status == "finished"
-        return self.feed.stream(caller.match_id, caller.seat, after, seconds, finished)
+        events = self.feed.stream(caller.match_id, caller.seat, after, seconds, finished)
+        self.observer.stream_opened()
+        try:
+            # Closed with this stream, not whenever the collector gets to it.
+            async with aclosing(events):
+                async for event in events:
+                    yield event
+        finally:
+            self.observer.stream_closed()
 
     def close_streams(self) -> None:
         """At shutdown: streams end, so their clients reconnect to another process."""
@@ -526,7 +546,9 @@ class MatchService:
             current = tally(state.rules, state.deal, state.piles, state.sweeps)
         return Scores(state.scores, state.deal_scores, state.winner, current)
 
-    async def hint(self, caller: Caller, level: str) -> Hint:
+    def check_hint(self, caller: Caller, level: str) -> tuple[AiPlayer, int]:
+        """The AI and the seat ``hint`` would ask, or the refusal it would give; the AI
+        itself is not asked."""
         if caller.seat is None:
             raise InvalidToken("a hint is for a seat: send its token")
         if self.ai is None or level not in self.ai.levels:
@@ -537,7 +559,12 @@ class MatchService:
             raise MatchNotActive(f"the match is {state.status}")
         if state.turn != caller.seat:
             raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {caller.seat}'s")
-        move, reason = await self.ai.decide(state, caller.seat, level, _ai_seed(state))
+        return self.ai, caller.seat
+
+    async def hint(self, caller: Caller, level: str) -> Hint:
+        ai, seat = self.check_hint(caller, level)
+        state = caller.record.state
+        move, reason = await ai.decide(state, seat, level, _ai_seed(state))
         view = move_view(state, move)
         return Hint(view.card, view.capture, view.sweep, level, reason)
 
@@ -555,6 +582,9 @@ class MatchService:
     async def ready(self) -> None:
         await self.reads.ping()
 
+    async def active_matches(self) -> int:
+        return await self.reads.active_count()
+
     # -- after a change -----------------------------------------------------------------
 
     async def _saved(
@@ -565,9 +595,11 @@ class MatchService:
         token_hash: str | None = None,
         seat: int | None = None,
     ) -> None:
-        """After a save: remember the match as saved, and wake its waiters."""
+        """After a save: remember the match as saved, note an ending, wake its waiters."""
         saved = msgspec.structs.replace(before, state=state, due_at=due_at)
         self.recent.remember(saved, token_hash, seat)
+        if state.status == "finished" and before.state.status != "finished":
+            self.observer.match_finished(state.end_reason or "score")
         await self._publish(before.id, state)
 
     async def _publish(self, match_id: str, state: MatchState) -> None:

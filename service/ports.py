@@ -113,6 +113,9 @@ class MatchReads(Protocol):
     async def token_known(self, token_hash: str) -> bool:
         """Whether the hash belongs to any seat of any match (a token of another match)."""
 
+    async def active_count(self) -> int:
+        """How many matches are being played (status active), across every process."""
+
     async def ping(self) -> None:
         """Raise if the database does not answer."""
 
@@ -151,3 +154,38 @@ class AiPlayer(Protocol):
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         """The move ``level`` plays for ``seat``, and why."""
+
+
+class MatchObserver(Protocol):
+    """Told what the use cases did, for the figures an operator watches (the metrics).
+    Each call is a plain, quick, synchronous note: it never fails a use case."""
+
+    def match_created(self) -> None: ...
+
+    def match_finished(self, end_reason: str) -> None: ...
+
+    def move_played(self, player: str) -> None:
+        """A card played; ``player`` is the kind of seat that played it (human, ai)."""
+
+    def stream_opened(self) -> None: ...
+
+    def stream_closed(self) -> None: ...
+
+
+class Unobserved:
+    """The observer when nobody watches."""
+
+    def match_created(self) -> None:
+        pass
+
+    def match_finished(self, end_reason: str) -> None:
+        pass
+
+    def move_played(self, player: str) -> None:
+        pass
+
+    def stream_opened(self) -> None:
+        pass
+
+    def stream_closed(self) -> None:
+        pass

@@ -96,6 +96,10 @@ class FakeReads:
         due = [r for r in self.store.records.values() if r.due_at is not None and r.due_at <= now]
         return [r.id for r in sorted(due, key=lambda r: r.due_at or 0.0)][:limit]
 
+    async def active_count(self) -> int:
+        self.store.check()
+        return sum(r.state.status == "active" for r in self.store.records.values())
+
     async def ping(self) -> None:
         self.store.check()
 

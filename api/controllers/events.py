@@ -19,9 +19,11 @@ from api.controllers.params import (
     QueryToken,
     Service,
     StreamSeconds,
+    identify,
 )
+from api.head import is_head
 from api.openapi import problems
-from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, bearer, last_event_id, query_integers
+from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, last_event_id, query_integers
 from service.feed import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)
@@ -67,8 +69,8 @@ class EventController(Controller):
         token: QueryToken = None,
     ) -> EventPage:
         query_integers(request, "after")
-        caller = await service.caller(match_id, bearer(request, query=True))
-        return await service.events(caller, after, wait)
+        caller = await identify(request, service, match_id, query=True)
+        return await service.events(caller, after, 0 if is_head() else wait)
 
     @get(
         "/stream",
@@ -102,11 +104,13 @@ class EventController(Controller):
     ) -> ServerSentEvent | Response[bytes]:
         query_integers(request, "after")
         try:
-            caller = await service.caller(match_id, bearer(request, query=True))
+            caller = await identify(request, service, match_id, query=True)
         except outage:
             return Response(COME_BACK, media_type="text/event-stream")
         resume = last_event_id(last_id)
         start = after if resume is None else resume
+        if is_head():
+            return ServerSentEvent((), retry_duration=RETRY_MS)
         state = caller.record.state
         if state.status == "finished" and start >= state.seq:
             return Response(b"", status_code=204)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, get
+from litestar import Controller, Request, Response, get
 from litestar.params import QueryParameter
 
-from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service
+from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service, identify
+from api.head import Unsent, is_head
 from api.openapi import problems
-from api.parsing import bearer
 from domain.ai import LEVELS
 from service.matches import Hint
 
@@ -36,6 +36,9 @@ class HintController(Controller):
         level: Annotated[
             str, QueryParameter(description="The AI level", schema_extra={"enum": list(LEVELS)})
         ] = "hard",
-    ) -> Hint:
-        caller = await service.caller(match_id, bearer(request), required=True)
-        return await service.hint(caller, level)
+    ) -> Response[Hint]:
+        caller = await identify(request, service, match_id, required=True)
+        if is_head():
+            service.check_hint(caller, level)
+            return Unsent("application/json")
+        return Response(await service.hint(caller, level))

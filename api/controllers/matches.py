@@ -8,20 +8,16 @@ from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import QueryParameter
 
-from api.controllers.params import SEAT_TOKEN, Limiter, MatchId, SecretIdempotencyKey, Service
-from api.errors import rate_limited
-from api.openapi import problems
+from api.controllers.params import SEAT_TOKEN, MatchId, SecretIdempotencyKey, Service, identify
+from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
+from api.ratelimit import CREATE
 from api.schemas import CreateMatch, setup_of
 from domain.views import MatchView
 from service.ids import CURSOR_PATTERN
 from service.matches import Created, Lobby
 
 AnyRequest = Request[Any, Any, Any]
-
-
-def client_address(request: AnyRequest) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 class MatchController(Controller):
@@ -40,19 +36,17 @@ class MatchController(Controller):
         status_code=201,
         responses=problems(400, 401, 413, 415, 422, 429, 503),
         response_headers=[
-            ResponseHeader(name="Location", description="The match's URL", documentation_only=True)
+            ResponseHeader(name="Location", description="The match's URL", documentation_only=True),
+            *RATE_LIMIT_HEADERS,
         ],
+        opt={"limits": (CREATE,)},
     )
     async def create(
         self,
         request: AnyRequest,
         service: Service,
-        limiter: Limiter,
         key: SecretIdempotencyKey = None,
     ) -> Response[Created]:
-        wait = limiter.hit(client_address(request))
-        if wait is not None:
-            raise rate_limited(wait)
         await service.check_token(bearer(request))
         json_body(request)
         body, fingerprint = decode_body(await request.body(), CreateMatch)
@@ -69,7 +63,7 @@ class MatchController(Controller):
         description="With a seat's token: the match as that seat sees it, its hand and, on "
         "its turn, its legal moves. Without one: a spectator's view, every hand hidden. The "
         "ETag is the version, for `If-Match` on a move.",
-        responses=problems(401, 404, 503),
+        responses=problems(400, 401, 404, 503),
         response_headers=[
             ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
         ],
@@ -77,7 +71,7 @@ class MatchController(Controller):
     async def read(
         self, request: AnyRequest, service: Service, match_id: MatchId
     ) -> Response[MatchView]:
-        view = service.view(await service.caller(match_id, bearer(request)))
+        view = service.view(await identify(request, service, match_id))
         return Response(view, headers={"ETag": etag(view.version)})
 
     @get(

@@ -13,10 +13,10 @@ from api.controllers.params import (
     IfMatch,
     MatchId,
     Service,
+    identify,
 )
 from api.openapi import problems
 from api.parsing import (
-    bearer,
     decode_body,
     etag,
     expected_version,
@@ -56,7 +56,7 @@ class MoveController(Controller):
         if_match: IfMatch = None,
     ) -> Response[MatchView]:
         # API.md's order: 404, 401, then 400 for the body and headers, then the rules.
-        caller = await service.caller(match_id, bearer(request), required=True, recent=True)
+        caller = await identify(request, service, match_id, required=True, recent=True)
         json_body(request)
         move, fingerprint = decode_body(await request.body(), MoveRequest)
         expected = expected_version(if_match)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
+from litestar import Request
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
-from api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_KEY_PATTERN
-from api.ratelimit import RateLimiter
-from service.matches import MatchService
+from api.errors import ApiError
+from api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_KEY_PATTERN, bearer
+from service.errors import InvalidToken
+from service.matches import Caller, MatchService
 
 Service = NamedDependency[MatchService]
-Limiter = NamedDependency[RateLimiter]
 # Seconds a stream stays open before the client reconnects with Last-Event-ID.
 StreamSeconds = NamedDependency[float]
 # The errors that mean the database does not answer (the composition root names them).
@@ -67,3 +68,22 @@ SeatNumber = Annotated[int, PathParameter(description="A seat, 0 to players - 1"
 # Security requirements: a seat token, or (for spectators) none.
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 REQUIRED_SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}]
+
+
+async def identify(
+    request: Request[Any, Any, Any],
+    service: MatchService,
+    match_id: str,
+    *,
+    query: bool = False,
+    required: bool = False,
+    recent: bool = False,
+) -> Caller:
+    """Who asks about the match, in API.md's order: 404 for an unknown match, then 400 for
+    an ambiguous credential, then 401 for a bad one (``query``: ``?token=`` is read)."""
+    try:
+        token = bearer(request, query=query)
+    except (ApiError, InvalidToken):
+        await service.load(match_id)
+        raise
+    return await service.caller(match_id, token, required=required, recent=recent)

@@ -6,9 +6,8 @@ from typing import Any
 
 from litestar import Controller, Request, get
 
-from api.controllers.params import SEAT_TOKEN, MatchId, Service
+from api.controllers.params import SEAT_TOKEN, MatchId, Service, identify
 from api.openapi import problems
-from api.parsing import bearer
 from service.matches import Scores
 
 
@@ -23,9 +22,9 @@ class ScoreController(Controller):
         description="Each finished deal's scoring, the match points, the winner, and the "
         "deal in progress so far (`current`): each team's counts and the points it can no "
         "longer lose.",
-        responses=problems(401, 404, 503),
+        responses=problems(400, 401, 404, 503),
     )
     async def scores(
         self, request: Request[Any, Any, Any], service: Service, match_id: MatchId
     ) -> Scores:
-        return await service.scores(await service.caller(match_id, bearer(request)))
+        return await service.scores(await identify(request, service, match_id))

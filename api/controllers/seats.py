@@ -12,9 +12,10 @@ from api.controllers.params import (
     SeatNumber,
     SecretIdempotencyKey,
     Service,
+    identify,
 )
 from api.openapi import problems
-from api.parsing import bearer, decode_body, fingerprint, idempotency_key, json_body
+from api.parsing import decode_body, fingerprint, idempotency_key, json_body
 from api.schemas import JoinRequest
 from service.matches import Joined
 
@@ -42,7 +43,7 @@ class SeatController(Controller):
         seat: SeatNumber,
         key: SecretIdempotencyKey = None,
     ) -> Joined:
-        await service.caller(match_id, bearer(request))
+        await identify(request, service, match_id)
         body = await request.body()
         # No body and an empty object are the same request.
         if not body.strip():

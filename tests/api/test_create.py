@@ -127,6 +127,63 @@ async def test_schema_errors_are_400_naming_the_field(
     assert [p["name"] for p in answer.json()["invalid_params"]] == [name]
 
 
+async def test_every_bad_field_is_named_at_once(client: Client) -> None:
+    body = {
+        "seats": [{"kind": "human", "level": "easy"}, {"kind": "ai"}, {"kind": "robot"}],
+        "rules": {"target": 500, "speed": 1},
+        "seed": "5",
+        "decks": [["7D", "XX", "AS", "10D"]],
+        "extra": 1,
+    }
+    answer = await client.post("/v1/matches", json=body)
+    assert answer.status_code == 400
+    assert problem_type(answer) == "validation-error"
+    named = [p["name"] for p in answer.json()["invalid_params"]]
+    assert named == [
+        "seats[0].level",
+        "seats[1].level",
+        "seats[2].kind",
+        "rules.target",
+        "rules.speed",
+        "seed",
+        "decks[0][1]",
+        "decks[0][3]",
+        "extra",
+    ]
+    assert all(p["reason"] for p in answer.json()["invalid_params"])
+    # The issue's own case: an unknown field and an out-of-range target, both named.
+    two = await client.post(
+        "/v1/matches", json={"seats": [{"kind": "human"}] * 2, "x": 1, "rules": {"target": 0}}
+    )
+    assert [p["name"] for p in two.json()["invalid_params"]] == ["x", "rules.target"]
+
+
+@pytest.mark.parametrize(
+    ("content", "names"),
+    [
+        (b'{"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 1, "seed": 2}', ["seed"]),
+        (
+            b'{"seats": [{"kind": "human", "kind": "ai"}, {"kind": "human"}],'
+            b' "rules": {"target": 11, "target": 21}}',
+            ["rules.target", "seats[0].kind"],
+        ),
+        # Equal values are no excuse: the body still says the key twice.
+        (b'{"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 1, "seed": 1}', ["seed"]),
+    ],
+    ids=["top", "nested", "equal"],
+)
+async def test_a_key_given_twice_is_400(
+    client: Client, store: FakeStore, content: bytes, names: list[str]
+) -> None:
+    answer = await client.post(
+        "/v1/matches", content=content, headers={"Content-Type": "application/json"}
+    )
+    assert answer.status_code == 400
+    assert problem_type(answer) == "ambiguous-request"
+    assert [p["name"] for p in answer.json()["invalid_params"]] == names
+    assert not store.records
+
+
 @pytest.mark.parametrize(
     "content",
     [b"", b"{", b"[]", b"null", b'{"seats": [}', b"\xff\xfe", b"[" * 60_000],

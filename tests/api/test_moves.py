@@ -107,6 +107,15 @@ async def test_malformed_bodies_are_400(client: Client, body: Any, name: str) ->
     assert answer.json()["invalid_params"][0]["name"] == name
 
 
+async def test_a_card_given_twice_is_400_not_the_last_one(client: Client) -> None:
+    match_id, seat = await fixed(client)
+    answer = await move(client, match_id, seat[1], b'{"card": "ZZ", "card": "5S"}')
+    assert answer.status_code == 400
+    assert problem_type(answer) == "ambiguous-request"
+    assert answer.json()["invalid_params"][0]["name"] == "card"
+    assert (await view(client, match_id))["version"] == 0
+
+
 @pytest.mark.parametrize("if_match", ["0", "17", '"abc"', "W/0", '"0", "1"', '"-1"', 'W/ "0"'])
 async def test_malformed_if_match_is_400(client: Client, if_match: str) -> None:
     match_id, seat = await fixed(client)

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from api.cors import Cors
 from api.middleware import RequestIdFilter
 from infra.logging import JsonFormatter, configure
 from infra.settings import Settings
@@ -47,21 +48,31 @@ class TestRateLimit:
         return Settings(rate_limit=2)
 
     async def test_creation_beyond_the_limit_is_429_with_retry_after(self, client: Client) -> None:
-        await create(client)
+        made = await client.post("/v1/matches", json=FIXED_MATCH)
+        assert made.headers["ratelimit-policy"] == '"create";q=2;w=60'
+        assert made.headers["ratelimit"].startswith('"create";r=1;t=')
         bad = await client.post("/v1/matches", json={"seats": []})
-        assert bad.status_code == 400  # counted all the same
+        assert bad.status_code == 400  # counted all the same, and told so
+        assert bad.headers["ratelimit"].startswith('"create";r=0;t=')
         answer = await client.post("/v1/matches", json=FIXED_MATCH)
         assert answer.status_code == 429
         assert problem_type(answer) == "rate-limited"
-        assert 1 <= int(answer.headers["retry-after"]) <= 60
+        retry = int(answer.headers["retry-after"])
+        assert 1 <= retry <= 60
+        assert answer.headers["ratelimit-policy"] == '"create";q=2;w=60'
+        assert answer.headers["ratelimit"] == f'"create";r=0;t={retry}'
         # Only creation is limited.
-        assert (await client.get("/v1/matches")).status_code == 200
-        assert (await client.get("/health")).status_code == 200
+        for other in (await client.get("/v1/matches"), await client.get("/health")):
+            assert other.status_code == 200
+            assert "ratelimit" not in other.headers
+            assert "ratelimit-policy" not in other.headers
 
 
 async def test_no_rate_limit_when_zero(client: Client) -> None:
     for _ in range(10):
-        await create(client)
+        answer = await client.post("/v1/matches", json=FIXED_MATCH)
+        assert answer.status_code == 201
+        assert "ratelimit-policy" not in answer.headers  # no limit is on
 
 
 async def test_no_cors_headers_by_default(client: Client) -> None:
@@ -85,13 +96,55 @@ class TestCors:
         )
         assert answer.status_code in (200, 204)
         assert answer.headers["access-control-allow-origin"] == "https://a.example"
+        allowed = answer.headers["access-control-allow-headers"].lower()
+        assert {"authorization", "idempotency-key"} <= {h.strip() for h in allowed.split(",")}
+        assert "POST" in answer.headers["access-control-allow-methods"]
+        assert answer.headers["vary"] == "Origin"
         created = await client.post(
             "/v1/matches", json=FIXED_MATCH, headers={"Origin": "https://a.example"}
         )
         assert created.headers["access-control-allow-origin"] == "https://a.example"
-        assert "location" in created.headers["access-control-expose-headers"].lower()
+        assert created.headers["vary"] == "Origin"
+        exposed = {
+            h.strip().lower() for h in created.headers["access-control-expose-headers"].split(",")
+        }
+        assert {"location", "etag", "www-authenticate", "ratelimit", "ratelimit-policy"} <= exposed
         other = await client.get("/health", headers={"Origin": "https://b.example"})
         assert "access-control-allow-origin" not in other.headers
+        assert other.headers["vary"] == "Origin"  # the answer depends on the Origin sent
+        assert (await client.get("/health")).headers["vary"] == "Origin"
+
+    async def test_a_page_can_read_why_its_token_was_refused(self, client: Client) -> None:
+        match_id = (await create(client))["match"]["id"]
+        answer = await client.get(
+            f"/v1/matches/{match_id}/hint", headers={"Origin": "https://a.example"}
+        )
+        assert answer.status_code == 401
+        assert answer.headers["www-authenticate"] == "Bearer"
+        assert answer.headers["access-control-allow-origin"] == "https://a.example"
+        assert "WWW-Authenticate" in answer.headers["access-control-expose-headers"]
+
+
+class TestCorsForAnyOrigin:
+    @pytest.fixture
+    def settings(self) -> Settings:
+        return Settings(rate_limit=0, cors_origins=("*",))
+
+    async def test_any_origin_still_varies(self, client: Client) -> None:
+        answer = await client.get("/health", headers={"Origin": "https://z.example"})
+        assert answer.headers["access-control-allow-origin"] == "*"
+        assert answer.headers["vary"] == "Origin"
+
+
+def test_vary_origin_joins_the_vary_an_answer_has() -> None:
+    cors = Cors(["https://a.example"])
+    request = [(b"origin", b"https://a.example")]
+    answer = [(b"content-type", b"application/json"), (b"vary", b"Authorization, origin")]
+    headers = dict(cors.answer(request, answer))
+    assert headers[b"vary"] == b"Authorization, origin"
+    headers = dict(cors.answer(request, [(b"vary", b"Accept"), (b"vary", b"Authorization")]))
+    assert headers[b"vary"] == b"Accept, Authorization, Origin"
+    assert headers[b"access-control-allow-origin"] == b"https://a.example"
 
 
 async def test_metrics_count_requests_by_route(client: Client) -> None:

@@ -30,13 +30,6 @@ async def test_seat_sees_its_hand_and_its_moves_on_its_turn(client: Client) -> N
     assert (other["you"], other["hand"], other["legal_moves"]) == (0, ["AC", "AD", "AH"], [])
 
 
-async def test_query_token_is_not_read_outside_the_events_routes(client: Client) -> None:
-    created = await create(client)
-    match_id = created["match"]["id"]
-    answer = await client.get(f"/v1/matches/{match_id}", params={"token": tokens(created)[1]})
-    assert answer.json()["you"] is None
-
-
 @pytest.mark.parametrize("match_id", ["x", "A" * 22, "A" * 23, "../../etc", "%00"])
 async def test_unknown_or_malformed_ids_are_404(client: Client, match_id: str) -> None:
     answer = await client.get(f"/v1/matches/{match_id}")

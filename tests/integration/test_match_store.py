@@ -335,6 +335,20 @@ async def test_a_match_that_ended_waiting_leaves_the_lobby(store: SqlMatchStore)
     assert await store.waiting(10, None) == []
 
 
+async def test_active_count_counts_the_matches_being_played(store: SqlMatchStore) -> None:
+    assert await store.active_count() == 0
+    await stored(store, "humans")
+    await stored(store, "lobby", "human", "open")
+    state = await stored(store, "bots", "ai", "ai")
+    assert await store.active_count() == 2
+    version, events = state.version, []
+    while state.status == "active":
+        state, more = advance(state)
+        events += more
+    await store.save("bots", version, state, events)
+    assert await store.active_count() == 1
+
+
 async def test_a_claimed_key_is_busy_until_answered(store: SqlMatchStore) -> None:
     initial = await stored(store, "m1")
     assert await store.begin_idempotent(claim()) is None

@@ -1,0 +1,130 @@
+"""Every way a decoded JSON body misses its msgspec type, not only the first.
+
+msgspec stops at the first error it meets. Once it has refused a body, this walks the
+type beside the value: a Struct member by member (unknown members, missing ones, each
+present one against its own type), a tagged union by its tag, a list item by item;
+anything else goes to msgspec whole. So one mechanism, driven by the Struct types
+themselves, names every bad field of a body at once.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from typing import Annotated, Any, Union, get_args, get_origin
+
+import msgspec
+from msgspec import UnsetType
+
+_AT = re.compile(r"^(?P<reason>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+_FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<field>[^`]*)`")
+_UNIONS = (Union, types.UnionType)
+
+Problem = tuple[str, str]  # (dotted path, "" for the whole body; reason)
+
+
+def message_problem(message: str, path: str = "") -> Problem:
+    """msgspec's "reason - at `$.seats[1].level`" as ("seats[1].level", "reason"), under
+    ``path``; an unknown or missing field is named by its own path."""
+    match = _AT.match(message)
+    reason = match["reason"] if match else message
+    at = _join(path, (match and match["path"]) or "")
+    named = _FIELD.match(reason)
+    if named:
+        at = _join(at, "." + named["field"])
+    return at, reason
+
+
+def problems(value: object, type_: Any) -> list[Problem]:
+    """Each place where ``value`` (decoded JSON) does not fit ``type_``, in body order."""
+    found: list[Problem] = []
+    _walk(value, type_, "", found)
+    return found
+
+
+def _join(path: str, step: str) -> str:
+    """``step`` is ".name" or "[index]", as msgspec writes a path after its ``$``."""
+    return (path + step).lstrip(".")
+
+
+def _unwrap(type_: Any) -> tuple[Any, tuple[Any, ...]]:
+    """The type inside any ``Annotated``, and the constraints it carried."""
+    metas: tuple[Any, ...] = ()
+    while get_origin(type_) is Annotated:
+        type_, *more = get_args(type_)
+        metas += tuple(more)
+    return type_, metas
+
+
+def _is_struct(type_: Any) -> bool:
+    return isinstance(type_, type) and issubclass(type_, msgspec.Struct)
+
+
+def _walk(value: object, type_: Any, path: str, found: list[Problem]) -> None:
+    inner, metas = _unwrap(type_)
+    origin = get_origin(inner)
+    if _is_struct(inner):
+        _struct(value, inner, path, found)
+    elif origin in _UNIONS:
+        _union(value, type_, [o for o in get_args(inner) if o is not UnsetType], path, found)
+    elif origin is list:
+        # The list itself (its type, its length) first; then each item on its own.
+        if _fits(value, Annotated[(list[Any], *metas)] if metas else list[Any], path, found):
+            assert isinstance(value, list)
+            (item,) = get_args(inner)
+            for index, member in enumerate(value):
+                _walk(member, item, f"{path}[{index}]", found)
+    else:
+        _fits(value, type_, path, found)
+
+
+def _fits(value: object, type_: Any, path: str, found: list[Problem]) -> bool:
+    try:
+        msgspec.convert(value, type=type_)
+    except msgspec.ValidationError as exc:
+        found.append(message_problem(str(exc), path))
+        return False
+    return True
+
+
+def _union(value: object, whole: Any, options: list[Any], path: str, found: list[Problem]) -> None:
+    if value is None and type(None) in options:
+        return
+    others = [o for o in options if o is not type(None)]
+    if len(others) == 1:
+        _walk(value, others[0], path, found)
+        return
+    tagged = {}
+    for option in others:
+        inner = _unwrap(option)[0]
+        config = inner.__struct_config__ if _is_struct(inner) else None
+        if config is None or config.tag_field is None:
+            break
+        tagged[config.tag_field, config.tag] = inner
+    else:
+        if isinstance(value, dict):
+            for (field, tag), struct in tagged.items():
+                if value.get(field) == tag:
+                    _struct(value, struct, path, found)
+                    return
+    # No member to follow (no tag, an unknown one, an untagged union): msgspec's word.
+    _fits(value, whole, path, found)
+
+
+def _struct(value: object, struct: type[msgspec.Struct], path: str, found: list[Problem]) -> None:
+    if not isinstance(value, dict):
+        _fits(value, struct, path, found)
+        return
+    config = struct.__struct_config__
+    fields = {f.encode_name: f for f in msgspec.structs.fields(struct)}
+    for name, member in value.items():
+        if name == config.tag_field:
+            continue  # the union that led here has read it
+        field = fields.get(name)
+        if field is not None:
+            _walk(member, field.type, _join(path, f".{name}"), found)
+        elif config.forbid_unknown_fields:
+            found.append((_join(path, f".{name}"), f"Object contains unknown field `{name}`"))
+    for name, field in fields.items():
+        if field.required and name not in value:
+            found.append((_join(path, f".{name}"), f"Object missing required field `{name}`"))

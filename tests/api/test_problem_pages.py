@@ -1,0 +1,61 @@
+"""Each problem type URI has its page on this server; every 404 is problem+json."""
+
+from __future__ import annotations
+
+import pytest
+
+import api.errors
+from api.errors import PROBLEM_BASE, Kind
+from tests.api.support import Client, problem_type
+
+KINDS = [v for v in vars(api.errors).values() if isinstance(v, Kind)]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[k.slug for k in KINDS])
+async def test_every_problem_type_has_a_page(client: Client, kind: Kind) -> None:
+    assert kind.type == PROBLEM_BASE + kind.slug
+    page = await client.get(f"/problems/{kind.slug}")
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert f"<h1>{kind.title}</h1>" in page.text.replace("&#x27;", "'")
+    assert kind.type in page.text
+    assert "What causes it" in page.text
+    assert "What to send instead" in page.text
+
+
+async def test_the_type_of_an_answer_leads_to_its_page(client: Client) -> None:
+    answer = await client.get("/v1/matches/" + "A" * 22)
+    page = await client.get("/problems/" + problem_type(answer))
+    assert page.status_code == 200
+    assert "create, join or the lobby" in page.text
+
+
+async def test_problem_pages_are_not_in_the_api_document(client: Client) -> None:
+    document = (await client.get("/schema/openapi.json")).json()
+    assert not [path for path in document["paths"] if path.startswith("/problems")]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/problems/no-such-problem",
+        "/problems/",
+        "/schema/redoc",
+        "/schema/elements",
+        "/schema/rapidoc",
+        "/schema/scalar",
+        "/schema/openapi.yaml",
+        "/schema/nothing",
+        "/nothing",
+    ],
+)
+async def test_every_404_is_problem_json(client: Client, path: str) -> None:
+    answer = await client.get(path)
+    assert answer.status_code == 404
+    assert problem_type(answer) == "not-found"
+
+
+async def test_the_swagger_ui_stays(client: Client) -> None:
+    answer = await client.get("/schema/swagger")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/html")

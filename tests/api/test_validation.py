@@ -1,0 +1,80 @@
+"""api.validation: every schema problem of a body, from the Struct types alone."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+import pytest
+from msgspec import UNSET, Meta, UnsetType
+
+from api.validation import problems
+
+
+class Strict(msgspec.Struct, forbid_unknown_fields=True):
+    pass
+
+
+class Cat(Strict, tag_field="kind", tag="cat"):
+    lives: Annotated[int, Meta(ge=0, le=9)]
+
+
+class Dog(Strict, tag_field="kind", tag="dog"):
+    pass
+
+
+class Inner(Strict):
+    size: Literal["s", "m"] = "s"
+
+
+class Outer(Strict):
+    pets: Annotated[list[Cat | Dog], Meta(min_length=1, description="described, as the API's")]
+    inner: Annotated[Inner, Meta(description="a described Struct")] = msgspec.field(
+        default_factory=Inner
+    )
+    tags: Annotated[list[Annotated[str, Meta(max_length=2)]] | None, Meta(description="d")] = None
+    count: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (
+            {
+                "pets": [{"kind": "cat", "lives": 10, "x": 1}, {"kind": "cow"}, {"kind": "dog"}],
+                "inner": {"size": "xl", "y": 2},
+                "tags": ["ok", "long", 3],
+                "count": 0,
+                "z": None,
+            },
+            [
+                "pets[0].lives",
+                "pets[0].x",
+                "pets[1].kind",
+                "inner.size",
+                "inner.y",
+                "tags[1]",
+                "tags[2]",
+                "count",
+                "z",
+            ],
+        ),
+        ({}, ["pets"]),
+        ({"pets": []}, ["pets"]),
+        ({"pets": [{"kind": "cat"}, {}]}, ["pets[0].lives", "pets[1].kind"]),
+        ({"pets": [{"kind": "dog"}], "tags": None, "inner": []}, ["inner"]),
+        ([], [""]),
+    ],
+)
+def test_every_problem_is_named_by_its_path(value: Any, expected: list[str]) -> None:
+    found = problems(value, Outer)
+    assert [path for path, _ in found] == expected
+    assert all(reason for _, reason in found)
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.convert(value, Outer)
+
+
+def test_a_value_that_fits_has_no_problem() -> None:
+    value = {"pets": [{"kind": "cat", "lives": 9}, {"kind": "dog"}], "tags": ["a"], "count": 2}
+    assert problems(value, Outer) == []
+    msgspec.convert(value, Outer)

@@ -1,0 +1,114 @@
+"""What the use cases tell their observer (the metrics): created, moves, endings, streams;
+and the active matches counted from the store."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from domain.match import Seat, legal_moves
+from service.matches import MatchService, Setup
+from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
+from tests.service.test_matches import FIXED
+
+
+class Recorder:
+    """Every note, as (what, detail)."""
+
+    def __init__(self) -> None:
+        self.notes: Counter[tuple[str, str]] = Counter()
+
+    def match_created(self) -> None:
+        self.notes["created", ""] += 1
+
+    def match_finished(self, end_reason: str) -> None:
+        self.notes["finished", end_reason] += 1
+
+    def move_played(self, player: str) -> None:
+        self.notes["move", player] += 1
+
+    def stream_opened(self) -> None:
+        self.notes["stream", "opened"] += 1
+
+    def stream_closed(self) -> None:
+        self.notes["stream", "closed"] += 1
+
+
+def observed(store: FakeStore, bus: FakeBus, **kwargs: object) -> tuple[MatchService, Recorder]:
+    recorder = Recorder()
+    return fake_service(store, bus, observer=recorder, **kwargs), recorder
+
+
+async def play_out(service: MatchService, match_id: str, tokens: dict[int, str]) -> int:
+    """Every human seat plays its first legal move until the end; the moves played."""
+    played = 0
+    while True:
+        state = (await service.load(match_id)).state
+        if state.status != "active":
+            return played
+        assert state.turn is not None
+        caller = await service.caller(match_id, tokens[state.turn], required=True)
+        move = legal_moves(caller.record.state)[0]
+        await service.play(caller, move.card, move.capture, None, None, f"fp{played}")
+        played += 1
+
+
+async def test_a_match_played_out_is_created_moved_and_finished_once(
+    store: FakeStore, bus: FakeBus
+) -> None:
+    service, recorder = observed(store, bus)
+    created = await service.create(FIXED, None, "fp")
+    assert recorder.notes == {("created", ""): 1}
+    assert await service.active_matches() == 1
+    tokens = {t.seat: t.token for t in created.tokens}
+    played = await play_out(service, created.match.id, tokens)
+    assert played >= 36
+    assert recorder.notes == {
+        ("created", ""): 1,
+        ("move", "human"): played,
+        ("finished", "score"): 1,
+    }
+    assert await service.active_matches() == 0
+
+
+async def test_replays_and_refusals_note_nothing(store: FakeStore, bus: FakeBus) -> None:
+    service, recorder = observed(store, bus)
+    first = await service.create(FIXED, "key-key-key-key-1", "fp")
+    again = await service.create(FIXED, "key-key-key-key-1", "fp")
+    assert again.match.id == first.match.id
+    caller = await service.caller(first.match.id, first.tokens[1].token, required=True)
+    move = legal_moves(caller.record.state)[0]
+    await service.play(caller, move.card, move.capture, None, "move-key", "m")
+    await service.play(caller, move.card, move.capture, None, "move-key", "m")
+    assert recorder.notes == {("created", ""): 1, ("move", "human"): 1}
+
+
+async def test_ai_moves_are_noted_as_the_ais(store: FakeStore, bus: FakeBus) -> None:
+    service, recorder = observed(store, bus, ai=FirstMoveAi())
+    setup = Setup(seats=(Seat("ai", "easy"), Seat("ai", "easy")), seed=3)
+    created = await service.create(setup, None, "fp")
+    await service.advance_ai(created.match.id)
+    assert (await service.load(created.match.id)).state.status == "finished"
+    assert recorder.notes["move", "ai"] >= 36
+    assert recorder.notes["move", "human"] == 0
+    assert recorder.notes["finished", "score"] == 1
+
+
+async def test_a_stream_is_open_from_its_first_read_to_its_end(
+    store: FakeStore, bus: FakeBus
+) -> None:
+    service, recorder = observed(store, bus)
+    created = await service.create(FIXED, None, "fp")
+    caller = await service.caller(created.match.id, None)
+    stream = service.stream(caller, 0, 0.1)
+    assert recorder.notes["stream", "opened"] == 0  # nothing read yet
+    first = await anext(stream)
+    assert first is not None
+    assert recorder.notes["stream", "opened"] == 1
+    assert recorder.notes["stream", "closed"] == 0
+    assert [event async for event in stream] == []  # nothing more before the time is up
+    assert recorder.notes["stream", "closed"] == 1
+    # Left early, it is closed all the same.
+    early = service.stream(caller, 0, 5)
+    await anext(early)
+    await early.aclose()
+    assert recorder.notes["stream", "opened"] == recorder.notes["stream", "closed"] == 2

@@ -24,6 +24,7 @@ from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
+from api.controllers.web import start_screen, static_files
 from api.errors import ProblemHandler
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
@@ -157,6 +158,8 @@ def create_app(
             SeatController,
             HealthController,
             Metrics,
+            start_screen,
+            static_files(),
         ],
         dependencies={
             "service": Provide(lambda: service, use_cache=True, sync_to_thread=False),

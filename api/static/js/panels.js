@@ -26,7 +26,11 @@ export function renderTally(el, model, current, localSeats, fresh = []) {
     return;
   }
   const reached = thresholds(model);
-  const live = current && current.deal === model.deal ? current.teams : null;
+  // Once the deal is scored its score has the last word (the live tally stops then).
+  const scored = model.deal_scores.find((d) => d.deal === model.deal);
+  const live = scored
+    ? scored.teams.map((t) => ({ ...t, clinched: Object.keys(t.points).filter((k) => t.points[k] > 0) }))
+    : current && current.deal === model.deal ? current.teams : null;
   const sure = (team, what) => live?.[team]?.clinched?.includes(what);
   const flashing = (team, what) => fresh.some((f) => f.team === team && f.what === what);
   const cell = (team, what, text, alert) => {

@@ -278,14 +278,15 @@ export class MatchScreen {
   async play(move) {
     this.hint = null;
     this.notice = null;
+    // The view held is stale from now on: nothing is playable until the next one.
+    this.settled = false;
     this.render();
     try {
       await this.api.play(this.id, this.tokenOf(this.model.turn), move.card, move.capture);
     } catch (error) {
       this.tell(error.message);
-      this.settled = false;
-      this.wake();
     }
+    this.wake();
   }
 
   async askHint() {
@@ -307,12 +308,14 @@ export class MatchScreen {
       return;
     }
     this.confirming = null;
+    // Nothing is playable while the ending is on its way; the next view shows the end.
+    this.settled = false;
+    this.render();
     try {
       await this.api[action](this.id, this.tokenOf(this.localSeats.includes(this.model.turn) ? this.model.turn : this.localSeats[0]));
     } catch (error) {
       this.tell(error.message);
     }
-    this.settled = false;
     this.wake();
   }
 
@@ -444,7 +447,7 @@ export class MatchScreen {
         ? [button(action, sure, () => this.end(action), { class: "danger" }), button("cancel", "Cancel", () => { this.confirming = null; this.render(); })]
         : [button(action, label, () => this.end(action))];
     if (holder && this.features.abort && this.abortable()) out.push(...ask("abort", "Abort", "Yes, abort the match"));
-    else if (holder && this.features.resign && m.status === "active") out.push(...ask("resign", "Resign", "Yes, resign"));
+    if (holder && this.features.resign && m.status === "active") out.push(...ask("resign", "Resign", "Yes, resign"));
     return out;
   }
 

@@ -54,6 +54,8 @@ def test_two_against_two_with_a_computer_partner(open_page: Callable[..., WebCli
     }
     # Counter-clockwise from you: an opponent, your partner across, the other opponent.
     assert places == {"bottom": "0", "right": "1", "top": "2", "left": "3"}
+    assert page.locator(".seat.place-top .chip:text-is('partner')").count() == 1
+    assert page.locator(".chip:text-is('partner')").count() == 1
     assert page.locator(".pile").count() == 2
     for _ in range(3):
         assert client.state() == "turn"

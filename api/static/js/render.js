@@ -77,7 +77,10 @@ function seatPanel(scene, { seat, place }, pileTeam) {
   const { model } = scene;
   const s = model.seats[seat];
   const acting = model.turn === seat || scene.pending?.seat === seat;
+  const partner = model.seats.length === 4 && scene.localSeats.length === 1 && seat !== scene.localSeats[0]
+    && s.team === model.seats[scene.localSeats[0]].team;
   const marks = [
+    partner ? h("span", { class: "chip" }, "partner") : null,
     model.dealer === seat ? h("span", { class: "chip", title: "dealer" }, "dealer") : null,
     acting ? h("span", { class: "chip turn" }, model.turn === seat ? "to play" : "plays") : null,
   ];

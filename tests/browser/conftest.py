@@ -41,8 +41,10 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one module: Playwright's sync API runs an event loop in this thread
+    while it lives, which later async tests of the session could not start beside."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

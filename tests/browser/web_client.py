@@ -184,7 +184,10 @@ class WebClient:
 
     def shoot(self, name: str, *, full_page: bool = False) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
+        # Still frames: the glow of the seat to play would differ from run to run.
+        self.page.screenshot(
+            path=str(SHOTS / f"{name}.png"), full_page=full_page, animations="disabled"
+        )
 
     # --- the API, to check the page against ----------------------------------------
 

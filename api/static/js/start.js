@@ -4,6 +4,7 @@ import { $, $$, say } from "./dom.js";
 import { rememberSeats } from "./storage.js";
 
 const SIX_CARD_MODES = new Set(["ai", "hotseat", "online"]);
+const AI_MODES = new Set(["ai", "team"]);
 
 /** The create body the form describes; options the server lacks are never sent. */
 export function createBody(form, features) {
@@ -29,7 +30,7 @@ export function createBody(form, features) {
     king_of_diamonds: f.king_of_diamonds.checked,
     diamond_sequence: f.diamond_sequence.checked,
   };
-  if (features.reveal && f.reveal_ai_hands.checked && mode !== "hotseat" && mode !== "online") rules.reveal_ai_hands = true;
+  if (features.reveal && f.reveal_ai_hands.checked && AI_MODES.has(mode)) rules.reveal_ai_hands = true;
   if (features.clock && f.turn_seconds.value) {
     rules.turn_seconds = Number(f.turn_seconds.value);
     rules.on_timeout = f.on_timeout.value;

@@ -24,10 +24,11 @@ from api.controllers.hints import HintController
 from api.controllers.lifecycle import LifecycleController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
-from api.controllers.pages import SWAGGER_ASSETS, landing, swagger_assets
+from api.controllers.pages import SWAGGER_ASSETS, swagger_assets
 from api.controllers.problems import problem_page
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
+from api.controllers.web import start_screen, static_files
 from api.cors import Cors
 from api.errors import NOT_FOUND, ProblemHandler, problem_response
 from api.metrics import count_active, metrics_controller
@@ -174,7 +175,8 @@ def create_app(
                 before_request=count_before_scrape,
             ),
             problem_page,
-            landing,
+            start_screen,
+            static_files(),
             swagger_assets(),
         ],
         dependencies={

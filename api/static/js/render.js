@@ -1,0 +1,169 @@
+// The board: seats around the table, hands, piles, the deck, the choice buttons.
+// A pure function of the scene handed to it; the DOM it makes is thrown away and made
+// again at each change, so a covered hand is simply never made.
+
+import { cardName, cardsText, isDiamond, isRed, rankOf, suitSymbol } from "./cards.js";
+import { h } from "./dom.js";
+import { places, seatLabel, teamLabel } from "./model.js";
+
+/** One face-up card; a button when ``onclick`` is given. */
+export function cardFace(card, { classes = "", onclick, tabindex, pressed, small } = {}) {
+  const cls = ["card", isRed(card) ? "red" : "black", isDiamond(card) ? "bonus" : "", small ? "small" : "", classes];
+  const body = [
+    h("span", { class: "rank" }, rankOf(card)),
+    h("span", { class: "pip", "aria-hidden": "true" }, suitSymbol(card)),
+    isDiamond(card) ? h("span", { class: "bonus-mark", "aria-hidden": "true" }, "★") : null,
+  ];
+  const props = { class: cls.join(" ").trim(), dataset: { card }, "aria-label": cardName(card), title: cardName(card) };
+  if (!onclick) return h("span", { ...props, role: "img" }, body);
+  return h("button", { ...props, type: "button", onclick, tabindex, "aria-pressed": pressed ? "true" : "false" }, body);
+}
+
+const cardBack = (small = true) => h("span", { class: `card back${small ? " small" : ""}`, "aria-hidden": "true" });
+
+/** The label of a choice button: what the move does, and the cards it takes. */
+export function choiceLabel(move) {
+  if (!move.capture.length) return "Put on the table";
+  return `${move.sweep ? "Scopa! Take" : "Take"} ${cardsText(move.capture)}`;
+}
+
+function pile(scene, team) {
+  const { model } = scene;
+  const t = model.teams[team];
+  const known = model.sweep_cards?.[team] || [];
+  const sweeps = Array.from({ length: t.sweeps }, (_, i) =>
+    known[i] ? cardFace(known[i], { classes: "sideways", small: true }) : h("span", { class: "card back small sideways" }),
+  );
+  return h(
+    "div",
+    { class: "pile", dataset: { team: String(team) }, "aria-label": `${teamLabel(model, team, scene.localSeats)}: pile` },
+    h("div", { class: "pile-stack" }, cardBack(), h("span", { class: "pile-count", title: "cards taken" }, String(t.captured_count))),
+    h("span", { class: "pile-diamonds", title: "diamonds taken" }, `♦ ${t.diamonds}`),
+    t.settebello ? h("span", { class: "badge settebello", title: "the settebello, 7 of diamonds" }, "7♦") : null,
+    t.sweeps ? h("div", { class: "sweeps", title: `${t.sweeps} sweep${t.sweeps > 1 ? "s" : ""}` }, sweeps) : null,
+  );
+}
+
+function handOf(scene, seat, place) {
+  const { model } = scene;
+  const s = model.seats[seat];
+  const own = place === "bottom" && model.you === seat && Array.isArray(model.hand);
+  if (own && !scene.covered) return ownHand(scene);
+  if (scene.reveal && Array.isArray(s.hand) && s.hand.length) {
+    return h("div", { class: "hand revealed", "aria-label": "Computer's cards, revealed" }, s.hand.map((c) => cardFace(c, { small: true })));
+  }
+  const backs = Array.from({ length: s.hand_count }, () => cardBack());
+  return h("div", { class: "hand backs", "aria-label": `${s.hand_count} cards in hand` }, backs, h("span", { class: "count" }, `${s.hand_count}`));
+}
+
+function ownHand(scene) {
+  const { model, picker } = scene;
+  const focus = Math.min(picker.focus, Math.max(0, model.hand.length - 1));
+  return h(
+    "div",
+    { class: "hand own", role: "group", "aria-label": "Your cards" },
+    model.hand.map((card, i) =>
+      cardFace(card, {
+        classes: [card === picker.selected ? "selected" : "", scene.canPlay ? "playable" : "", scene.hint?.card === card ? "hinted" : ""].join(" "),
+        onclick: scene.canPlay ? () => scene.on.pick(card, i) : undefined,
+        tabindex: i === focus ? "0" : "-1",
+        pressed: card === picker.selected,
+      }),
+    ),
+  );
+}
+
+function seatPanel(scene, { seat, place }, pileTeam) {
+  const { model } = scene;
+  const s = model.seats[seat];
+  const acting = model.turn === seat || scene.pending?.seat === seat;
+  const partner = model.seats.length === 4 && scene.localSeats.length === 1 && seat !== scene.localSeats[0]
+    && s.team === model.seats[scene.localSeats[0]].team;
+  const marks = [
+    partner ? h("span", { class: "chip" }, "partner") : null,
+    model.dealer === seat ? h("span", { class: "chip", title: "dealer" }, "dealer") : null,
+    acting ? h("span", { class: "chip turn" }, model.turn === seat ? "to play" : "plays") : null,
+  ];
+  return h(
+    "section",
+    { class: `seat place-${place}${acting ? " to-move" : ""}`, dataset: { seat: String(seat), kind: s.kind }, "aria-label": seatLabel(model, seat, scene.localSeats) },
+    h("header", {}, h("span", { class: "seat-name" }, seatLabel(model, seat, scene.localSeats)), marks),
+    h("div", { class: "seat-body" }, handOf(scene, seat, place), pileTeam === null ? null : pile(scene, pileTeam)),
+  );
+}
+
+function tableArea(scene) {
+  const { model, picker, pending } = scene;
+  const lit = new Set(picker.options.flatMap((m) => m.capture));
+  const preview = new Set(picker.preview || []);
+  const taking = new Set(pending?.capture || []);
+  const hinted = new Set(scene.hint?.capture || []);
+  const cards = model.table.map((card) => {
+    const classes = [lit.has(card) ? "lit" : "", preview.has(card) ? "preview" : "", taking.has(card) ? "taken" : "", hinted.has(card) ? "hinted" : ""].join(" ");
+    return cardFace(card, { classes, onclick: lit.has(card) ? () => scene.on.takeWith(card) : undefined, tabindex: "-1" });
+  });
+  if (pending) cards.push(cardFace(pending.card, { classes: "incoming" }));
+  return h(
+    "div",
+    { class: "middle" },
+    h("div", { class: `table-cards${preview.size ? " previewing" : ""}`, "aria-label": "Table" }, cards.length ? cards : h("span", { class: "empty" }, "The table is empty")),
+    h("div", { class: "deck", title: "cards still to be dealt" }, model.deck_count ? cardBack(false) : null, h("span", { class: "deck-count" }, `Deck ${model.deck_count}`)),
+  );
+}
+
+function choices(scene) {
+  const { picker } = scene;
+  if (!picker.selected || !scene.canPlay) return h("div", { class: "choices-bar", "aria-live": "polite" });
+  const numbered = picker.options.length > 1;
+  return h(
+    "div",
+    { class: "choices-bar", role: "group", "aria-label": `Plays of the ${cardName(picker.selected)}`, "aria-live": "polite" },
+    picker.options.map((move, i) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: `choice${move.sweep ? " sweep" : ""}`,
+          dataset: { choice: String(i + 1) },
+          onclick: () => scene.on.play(move),
+          onmouseenter: () => scene.on.preview(move.capture),
+          onmouseleave: () => scene.on.preview(null),
+          onfocus: () => scene.on.preview(move.capture),
+          onblur: () => scene.on.preview(null),
+        },
+        numbered ? h("kbd", {}, String(i + 1)) : null,
+        choiceLabel(move),
+      ),
+    ),
+    h("button", { type: "button", class: "choice cancel", onclick: () => scene.on.cancel() }, h("kbd", {}, "Esc"), "Put back"),
+  );
+}
+
+/** Which panel shows each team's pile: the first of its seats from the bottom round. */
+function pileHolders(seatPlaces, model) {
+  const holders = new Map();
+  for (const { seat } of seatPlaces) {
+    const team = model.seats[seat].team;
+    if (!holders.has(team)) holders.set(team, seat);
+  }
+  return holders;
+}
+
+/** Fills ``board`` with the scene, putting keyboard focus back where it was. */
+export function renderBoard(board, scene) {
+  const focused = document.activeElement;
+  const focusKey = board.contains(focused) ? focused.dataset.card || focused.dataset.choice : null;
+  const seatPlaces = places(scene.model, scene.bottom);
+  const holders = pileHolders(seatPlaces, scene.model);
+  const panel = (p) => {
+    const team = scene.model.seats[p.seat].team;
+    return seatPanel(scene, p, holders.get(team) === p.seat ? team : null);
+  };
+  board.className = `board players-${scene.model.seats.length}`;
+  board.replaceChildren(...seatPlaces.map(panel), tableArea(scene), choices(scene), h("div", { class: "controls" }, scene.controls));
+  if (focusKey) {
+    const again = board.querySelector(`[data-card="${focusKey}"]:is(button), [data-choice="${focusKey}"]`);
+    again?.focus();
+  }
+}
+

@@ -1,0 +1,108 @@
+"""The reference web client (api/static/) in Debian's Chromium, driven by Playwright for
+Python, against the real server process.
+
+``server``: one ``scopa serve`` on SQLite for the session. ``browser``: Chromium,
+headless. ``open_page``: a fresh browser context (its own localStorage) and page on a
+server, at a desktop or phone viewport; every page collects console errors and uncaught
+exceptions, and the test fails at teardown if there was any. Without Chromium or
+Playwright these tests skip, unless ``CI`` is set: then they fail, so CI never passes by
+skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.web_client import WebClient, server_features
+from tests.support.databases import *  # noqa: F403
+from tests.support.server_process import Server, start_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 360, "height": 740}
+
+
+def unavailable(reason: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium for one module: Playwright's sync API runs an event loop in this thread
+    while it lives, which later async tests of the session could not start beside."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("Playwright for Python is not installed: pip install playwright")
+    if not CHROMIUM.exists():
+        unavailable(f"no Chromium at {CHROMIUM}: apt-get install chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("web")
+    running = start_server(f"sqlite+aiosqlite:///{folder / 'scopa.db'}", folder)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="session")
+def features(server: Server) -> dict[str, bool]:
+    """What the served contract offers beyond the first edition (as the client reads it)."""
+    return server_features(server.base_url)
+
+
+@pytest.fixture
+def open_page(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]]:
+    """Call it for a client page: ``open_page()``, ``open_page(phone=True)``,
+    ``open_page(on=other_server)``; ``init_script`` runs before the page's own."""
+    contexts: list[Any] = []
+    clients: list[WebClient] = []
+
+    def make(
+        *, phone: bool = False, on: Server | None = None, init_script: str | None = None
+    ) -> WebClient:
+        target = on or server
+        context = browser.new_context(
+            viewport=PHONE if phone else DESKTOP,
+            base_url=target.base_url,
+            has_touch=phone,
+            is_mobile=phone,
+        )
+        if init_script:
+            context.add_init_script(init_script)
+        contexts.append(context)
+        client = WebClient(context.new_page(), target.base_url)
+        clients.append(client)
+        return client
+
+    try:
+        yield make
+    finally:
+        errors = [e for c in clients for e in c.errors]
+        for context in contexts:
+            context.close()
+    assert not errors, f"console errors or uncaught exceptions: {errors}"

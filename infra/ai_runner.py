@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -27,7 +28,7 @@ SWEEP_SECONDS = 5.0
 def _decide(
     state: MatchState, seat: int, level: str, seed: int, budget_ms: float
 ) -> tuple[Move, str]:  # runs in a worker: module level, so it pickles
-    return decide(state, seat, level, seed, budget_ms=budget_ms)
+    return decide(state, seat, level, seed, budget_ms=budget_ms, clock=time.perf_counter)
 
 
 def _ready() -> bool:

@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from domain.ai import LEVELS
+from domain.ai import OPPONENTS
 from domain.ai.tournament import MatchRecord, TournamentResult, run
 from domain.rules import make_rules
 
@@ -82,8 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="scopa tournament", description="AI level A against level B, duplicate deals"
     )
-    p.add_argument("--a", required=True, choices=LEVELS, help="level A")
-    p.add_argument("--b", required=True, choices=LEVELS, help="level B")
+    p.add_argument("--a", required=True, choices=OPPONENTS, help="level A")
+    p.add_argument("--b", required=True, choices=OPPONENTS, help="level B")
     p.add_argument("--matches", type=int, default=100, help="matches in all (pairs of two)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--players", type=int, choices=(2, 4), default=2)

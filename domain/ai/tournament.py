@@ -59,7 +59,7 @@ def play_match(
         seat = state.turn
         assert seat is not None
         started = clock() if clock else 0.0
-        move, _ = decide(state, seat, levels[seat], move_seeds.next64(), budget_ms)
+        move, _ = decide(state, seat, levels[seat], move_seeds.next64(), budget_ms, clock=clock)
         if clock:
             times[seat].append((clock() - started) * 1000.0)
         state, _ = play(state, seat, move)

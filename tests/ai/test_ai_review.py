@@ -67,7 +67,7 @@ def played() -> tuple[MatchState, list[StoredEvent], Review]:
 def test_every_play_of_the_seat_is_judged_in_order(
     played: tuple[MatchState, list[StoredEvent], Review],
 ) -> None:
-    initial, events, got = played
+    _, events, got = played
     mine = [e for e in events if isinstance(e, CardPlayed) and e.seat == 0]
     assert [m.seq for m in got.moves] == [e.seq for e in mine]
     assert [(m.played.card, m.played.capture) for m in got.moves] == [
@@ -131,11 +131,11 @@ def test_cards_the_seat_could_not_see_cannot_change_its_review_so_far(
     initial, events, got = played
     script = moves_of(events)
     state = initial
+    state = initial
     at = 0
-    for at, (seat, move) in enumerate(script):
-        if seat == 0 and state.deal == 2 and len(state.stock) == 18:
-            break
-        state, _ = play(state, seat, move)
+    while not (script[at][0] == 0 and state.deal == 2 and len(state.stock) == 18):
+        state, _ = play(state, *script[at])
+        at += 1
     unseen = set(state.hands[1]) | set(state.stock)
     given = decks(3)
     rng = SplitMix64(5)
@@ -154,4 +154,5 @@ def test_cards_the_seat_could_not_see_cannot_change_its_review_so_far(
     other = review(other_initial, other_events, 0)
     assert other_events != events
     before = [m for m in got.moves if m.seq <= seq]
-    assert before and [m for m in other.moves if m.seq <= seq] == before
+    assert before
+    assert [m for m in other.moves if m.seq <= seq] == before

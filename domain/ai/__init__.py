@@ -75,7 +75,7 @@ def _choose(
     if level == "medium":
         return medium.choose(k)
     if level == "hard":
-        return hard.choose(k)
+        return hard.choose(k, rng)
     if level == "hard-v1":
         return hard_v1.choose(k)
     search = expert.choose if level == "expert" else expert_v1.choose

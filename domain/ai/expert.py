@@ -23,10 +23,10 @@ from domain.ai.search import Searcher, world
 from domain.moves import Move
 from domain.rng import SplitMix64
 
-WORLDS = 16
+WORLDS = 32
 MIN_WORLDS = 4
 RACE_Z = 2.0
-DEPTH = {2: 6, 4: 5}
+DEPTH = {2: 7, 4: 5}
 
 
 def evaluate(
@@ -37,13 +37,16 @@ def evaluate(
     *,
     match: bool = True,
     race: bool = True,
+    depth: int | None = None,
     time_left: Callable[[], float] | None = None,
 ) -> tuple[list[float | None], int]:
     """Each move's mean value over the worlds (None once it left the race), and how many
     worlds were searched. ``match`` adds the swing in the chance of winning the match;
-    without it a value is in deal points, the seat's team minus the other."""
+    without it a value is in deal points, the seat's team minus the other. ``depth`` is how
+    many plays each world is searched ahead (by default the expert's)."""
     odds = match_odds(k.rules, k.scores, k.team) if match else None
-    searcher = Searcher(k, card_weights(k.rules, k.piles, k.team), DEPTH[k.players], odds)
+    weights = card_weights(k.rules, k.piles, k.team)
+    searcher = Searcher(k, weights, depth or DEPTH[k.players], odds)
     unseen = k.unseen
     if k.players == 2 and k.deck_count == 0:
         worlds = 1
@@ -93,6 +96,20 @@ def _still_racing(values: list[list[float]], active: list[int]) -> list[int]:
     return sorted(kept)
 
 
+def search(
+    k: Knowledge,
+    moves: list[Move],
+    rng: SplitMix64,
+    worlds: int,
+    depth: int | None = None,
+    time_left: Callable[[], float] | None = None,
+) -> tuple[Move, int]:
+    """The move of ``moves`` the race leaves ahead, and how many worlds it took."""
+    means, done = evaluate(k, moves, rng, worlds, depth=depth, time_left=time_left)
+    ahead = max((m, -i) for i, m in enumerate(means) if m is not None)
+    return moves[-ahead[1]], done
+
+
 def choose(
     k: Knowledge,
     rng: SplitMix64,
@@ -102,11 +119,7 @@ def choose(
     moves = candidates(k)
     if len(moves) == 1:
         return moves[0], "its only move"
-    means, done = evaluate(k, moves, rng, samples or WORLDS, time_left=time_left)
-    best = max(
-        (i for i in range(len(moves)) if means[i] is not None), key=lambda i: means[i] or 0.0
-    )
-    move = moves[best]
+    move, done = search(k, moves, rng, samples or WORLDS, time_left=time_left)
     what = capture_reason(k, move) if move.capture else "lays a card"
     if k.players == 2 and k.deck_count == 0:
         return move, f"{what}: the rest of the deal worked out exactly"

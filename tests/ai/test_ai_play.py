@@ -10,7 +10,7 @@ import pytest
 
 from domain.ai import decide
 from domain.ai.evaluate import card_weights
-from domain.ai.hard import expected_best
+from domain.ai.hard_v1 import expected_best
 from domain.ai.match_odds import match_odds
 from domain.ai.playout import play_out, policy_move
 from domain.cards import NAME

@@ -10,6 +10,8 @@ from __future__ import annotations
 from domain.ai.expert import search
 from domain.ai.knowledge import Knowledge, candidates
 from domain.ai.medium import capture_reason
+from domain.captures import table_key
+from domain.cards import VALUE
 from domain.moves import Move
 from domain.rng import SplitMix64
 
@@ -22,6 +24,24 @@ def choose(k: Knowledge, rng: SplitMix64) -> tuple[Move, str]:
     if len(moves) == 1:
         return moves[0], "its only move"
     move, _ = search(k, moves, rng, WORLDS, DEPTH)
-    if k.is_sweep(move):
-        return move, "sweeps the table"
-    return move, capture_reason(k, move) if move.capture else "keeps its better cards"
+    if move.capture:
+        return move, capture_reason(k, move)
+    if not leaves_sweep(k, move) and any(leaves_sweep(k, m) for m in moves):
+        return move, "avoids leaving a sweep"
+    return move, "keeps its better cards"
+
+
+def leaves_sweep(k: Knowledge, move: Move) -> bool:
+    """Whether a card this seat has not seen could sweep the table ``move`` leaves."""
+    table = [c for c in k.table if c not in move.capture]
+    if not move.capture:
+        table.append(move.card)
+    if not table:
+        return False
+    held = 0
+    for c in k.unseen:
+        held |= 1 << VALUE[c]
+    captures = k.captures
+    return bool(
+        held & captures.sweeping & captures.tables[table_key([VALUE[c] for c in table])].clears
+    )

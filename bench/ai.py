@@ -1,12 +1,17 @@
 """How long each AI level takes to decide, on one core.
 
-    python -m bench.ai [--positions N] [--budget-ms X] [--seed S]
+    python -m bench.ai [--positions N] [--budget-ms X] [--seed S] [--reviews M]
 
 The positions are every turn of a few 2-player matches between two hard players (classic
 rules), thinned to ``--positions`` spread over them: openings, middles and ends of deals
-alike. Each level decides every position once, as the server calls it: the expert with
-the server's default clock budget of 100 ms a decision (``--budget-ms``). The last line is
-one JSON object keyed by level, each ``{"median_ms", "p99_ms"}``.
+alike. Each level (the frozen ``hard-v1`` and ``expert-v1`` too) decides every position
+once, as the server calls it: with the server's default clock budget of 100 ms a decision
+(``--budget-ms``), and once more unclocked, as the tournament compares them. ``forced``
+is the expert's time, under the budget, on the positions with one legal move. ``review``
+is the coach's time for a whole 2-player match (seat 0 of ``--reviews`` hard-against-hard
+matches), in seconds of one core. The last line is one JSON object: per level
+``{"median_ms", "p99_ms", "unclocked_median_ms", "unclocked_p99_ms"}``, then ``forced``
+and ``review``.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ import json
 import statistics
 import time
 
-from domain.ai import LEVELS, decide
-from domain.match import MatchState, Seat, new_match, play
+from domain.ai import OPPONENTS, decide
+from domain.ai.review import review
+from domain.events import StoredEvent
+from domain.match import MatchState, Seat, legal_moves, new_match, play
 from domain.rules import make_rules
 from infra.tournament import percentile
 
@@ -40,30 +47,74 @@ def positions(seed: int, wanted: int) -> list[MatchState]:
     return [found[int(i * step)] for i in range(wanted)]
 
 
+def hard_match(seed: int) -> tuple[MatchState, list[StoredEvent]]:
+    initial, events = new_match(RULES, (Seat("ai", "hard"), Seat("ai", "hard")), seed)
+    state = initial
+    while state.status == "active":
+        assert state.turn is not None
+        move, _ = decide(state, state.turn, "hard", state.seq)
+        state, more = play(state, state.turn, move)
+        events.extend(more)
+    return initial, events
+
+
+def timed(states: list[MatchState], level: str, budget_ms: float | None) -> list[float]:
+    """Each decision's time in ms: wall time under a budget, as the server's clock runs;
+    CPU time of this process unclocked, so a loaded machine does not inflate it."""
+    took = time.perf_counter if budget_ms is not None else time.process_time
+    times = []
+    for i, state in enumerate(states):
+        assert state.turn is not None
+        start = took()
+        decide(state, state.turn, level, i, budget_ms=budget_ms, clock=time.perf_counter)
+        times.append((took() - start) * 1000.0)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--budget-ms", type=float, default=100.0, help="the expert's clock")
     parser.add_argument("--seed", type=int, default=20240601)
+    parser.add_argument("--reviews", type=int, default=5, help="matches the coach reviews")
     args = parser.parse_args()
 
     states = positions(args.seed, args.positions)
-    figures = {}
-    for level in LEVELS:
-        times = []
-        for i, state in enumerate(states):
-            assert state.turn is not None
-            start = time.perf_counter()
-            decide(state, state.turn, level, i, budget_ms=args.budget_ms, clock=time.perf_counter)
-            times.append((time.perf_counter() - start) * 1000.0)
+    figures: dict[str, dict[str, float]] = {}
+    for level in OPPONENTS:
+        clocked = timed(states, level, args.budget_ms)
+        free = timed(states, level, None)
         figures[level] = {
-            "median_ms": round(statistics.median(times), 3),
-            "p99_ms": round(percentile(times, 99), 3),
+            "median_ms": round(statistics.median(clocked), 3),
+            "p99_ms": round(percentile(clocked, 99), 3),
+            "unclocked_median_ms": round(statistics.median(free), 3),
+            "unclocked_p99_ms": round(percentile(free, 99), 3),
         }
+        f = figures[level]
         print(
-            f"{level}: median {figures[level]['median_ms']:.3f} ms, "
-            f"p99 {figures[level]['p99_ms']:.3f} ms over {len(times)} positions"
+            f"{level}: median {f['median_ms']:.3f} ms, p99 {f['p99_ms']:.3f} ms "
+            f"(unclocked: median {f['unclocked_median_ms']:.3f} ms, "
+            f"p99 {f['unclocked_p99_ms']:.3f} ms) over {len(states)} positions"
         )
+    forced = timed([s for s in states if len(legal_moves(s)) == 1], "expert", args.budget_ms)
+    figures["forced"] = {
+        "positions": len(forced),
+        "median_ms": round(statistics.median(forced), 3) if forced else 0.0,
+        "max_ms": round(max(forced, default=0.0), 3),
+    }
+    print(f"expert, forced moves: {figures['forced']}")
+    seconds = []
+    for m in range(args.reviews):
+        initial, events = hard_match(args.seed + 1000 + m)
+        start = time.process_time()
+        review(initial, events, 0)
+        seconds.append(time.process_time() - start)
+    figures["review"] = {
+        "matches": args.reviews,
+        "median_s": round(statistics.median(seconds), 3),
+        "max_s": round(max(seconds), 3),
+    }
+    print(f"review of a whole 2-player match: {figures['review']}")
     print(json.dumps(figures))
 
 

@@ -10,9 +10,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-from domain.ai import LEVELS
+from domain.ai import OPPONENTS
 from domain.ai.tournament import MatchRecord, TournamentResult, run
-from domain.rules import make_rules
+from domain.rules import Rules, make_rules
+from infra.ratings import fit
 
 Z95 = 1.959963984540054
 
@@ -82,8 +83,13 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="scopa tournament", description="AI level A against level B, duplicate deals"
     )
-    p.add_argument("--a", required=True, choices=LEVELS, help="level A")
-    p.add_argument("--b", required=True, choices=LEVELS, help="level B")
+    p.add_argument("--a", choices=OPPONENTS, help="level A")
+    p.add_argument("--b", choices=OPPONENTS, help="level B")
+    p.add_argument(
+        "--ladder",
+        help="comma-separated levels: play every pairing of them (--matches each) and fit "
+        "Elo-scale ratings, the first level at 0",
+    )
     p.add_argument("--matches", type=int, default=100, help="matches in all (pairs of two)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--players", type=int, choices=(2, 4), default=2)
@@ -122,6 +128,11 @@ def main(argv: list[str]) -> int:
         print("--matches must be at least 1", file=sys.stderr)
         return 2
     rules = make_rules(target=args.target, players=args.players)
+    if args.ladder:
+        return _ladder(args, rules)
+    if not (args.a and args.b):
+        print("--a and --b are needed, or --ladder", file=sys.stderr)
+        return 2
 
     def progress(record: MatchRecord) -> None:
         side = "A" if record.a_won else "B"
@@ -140,6 +151,45 @@ def main(argv: list[str]) -> int:
     )
     s = summary(result)
     print(json.dumps(s) if args.json else _report(s))
+    return 0
+
+
+def _ladder(args: argparse.Namespace, rules: Rules) -> int:
+    levels = args.ladder.split(",")
+    unknown = [lv for lv in levels if lv not in OPPONENTS]
+    if unknown or len(levels) < 2:
+        print(f"--ladder needs two or more of {', '.join(OPPONENTS)}", file=sys.stderr)
+        return 2
+    pairings = []
+    for i, a in enumerate(levels):
+        for b in levels[i + 1 :]:
+            result = run(
+                a,
+                b,
+                args.matches,
+                args.seed,
+                rules,
+                args.players,
+                args.budget_ms,
+                time.perf_counter,
+            )
+            s = summary(result)
+            pairings.append(s)
+            if not args.json:
+                print(_report(s), end="\n\n", flush=True)
+    results = [
+        (str(s["a"]), str(s["b"]), int(str(s["wins_a"])), int(str(s["wins_b"]))) for s in pairings
+    ]
+    ratings = {
+        lv: {"elo": round(r, 1), "ci95": [round(lo, 1), round(hi, 1)]}
+        for lv, (r, lo, hi) in fit(levels, results).items()
+    }
+    if args.json:
+        print(json.dumps({"pairings": pairings, "ratings": ratings}))
+    else:
+        for lv, r in sorted(ratings.items(), key=lambda item: -float(str(item[1]["elo"]))):
+            lo, hi = r["ci95"]  # type: ignore[misc]
+            print(f"{lv:10} {r['elo']:+7.1f}  95% CI [{lo:+.1f}, {hi:+.1f}]")
     return 0
 
 

@@ -1,107 +1,113 @@
-"""Expert: determinized Monte Carlo over the cards this seat has not seen.
+"""Expert: alpha-beta over sampled worlds, racing the candidate moves.
 
-Each sample deals the unseen cards at random into a world consistent with what the seat
-knows (every other hand gets its known count, the rest is the stock), then plays the deal
-out once after each candidate move with the fast playout policy. Every candidate meets the
-same worlds (common random numbers), so the comparison between moves is far less noisy
-than their separate averages. The move with the best mean utility wins: the deal's point
-difference for the seat's team, plus the swing in the chance of winning the match.
+Worlds are dealt one at a time from the cards the seat has not seen (``search.world``)
+and every move still in the race is searched in each (``search.Searcher``). After a few
+worlds a move whose shortfall behind the leader is clear (the mean of its paired
+differences more than ``RACE_Z`` standard errors below zero) leaves the race, so no time
+goes on moves that cannot win; the decision ends when one move is left, when the moves
+left have not differed in any world (they are equivalent), or after ``WORLDS`` worlds.
+A single legal move is played at once. With two players and the stock gone the unseen
+cards are the rival's hand: one world is the truth and its search is exact.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from domain.ai.evaluate import card_weights
 from domain.ai.knowledge import Knowledge, candidates
 from domain.ai.match_odds import match_odds
 from domain.ai.medium import capture_reason
-from domain.ai.playout import play_out
-from domain.deal import Deal
+from domain.ai.search import Searcher, world
 from domain.moves import Move
 from domain.rng import SplitMix64
-from domain.rules import Rules
-from domain.scoring import deal_points
 
-MAX_SAMPLES = 600
-MIN_SAMPLES = 8
-# Without a clock, samples are sized by work: candidate moves x plays left x samples.
-# This many simulated plays take about 40 ms on one core of the reference machine.
-DEFAULT_WORK = 12000
-# How many deal points winning the match outright is worth against playing on.
-MATCH_WEIGHT = 8.0
+WORLDS = 32
+MIN_WORLDS = 4
+RACE_Z = 2.0
+DEPTH = {2: 7, 4: 5}
 
 
-# Few enough cards left in two hands to search every line of play to the deal's end.
-EXACT_CARDS = 6
-# Dealing a world costs about as much as this many simulated plays.
-WORLD_COST = 12
+def evaluate(
+    k: Knowledge,
+    moves: list[Move],
+    rng: SplitMix64,
+    worlds: int = WORLDS,
+    *,
+    match: bool = True,
+    race: bool = True,
+    depth: int | None = None,
+    time_left: Callable[[], float] | None = None,
+) -> tuple[list[float | None], int]:
+    """Each move's mean value over the worlds (None once it left the race), and how many
+    worlds were searched. ``match`` adds the swing in the chance of winning the match;
+    without it a value is in deal points, the seat's team minus the other. ``depth`` is how
+    many plays each world is searched ahead (by default the expert's)."""
+    odds = match_odds(k.rules, k.scores, k.team) if match else None
+    weights = card_weights(k.rules, k.piles, k.team)
+    searcher = Searcher(k, weights, depth or DEPTH[k.players], odds)
+    unseen = k.unseen
+    if k.players == 2 and k.deck_count == 0:
+        worlds = 1
+    n = len(moves)
+    values: list[list[float]] = [[] for _ in moves]
+    active = list(range(n))
+    started = time_left() if time_left is not None else 0.0
+    done = 0
+    while done < worlds and len(active) > 1:
+        if time_left is not None and done >= MIN_WORLDS:
+            left = time_left()
+            if left < (started - left) / done:
+                break
+        deal = world(k, unseen, rng)
+        found = searcher.values(deal, [moves[i] for i in active])
+        for i, v in zip(active, found, strict=True):
+            values[i].append(v)
+        done += 1
+        if race and done >= MIN_WORLDS:
+            active = _still_racing(values, active)
+    if len(active) == 1 and done == 0:
+        return [0.0 if i in active else None for i in range(n)], 0
+    means: list[float | None] = [None] * n
+    for i in active:
+        means[i] = sum(values[i]) / len(values[i])
+    return means, done
 
 
-def sample_count(k: Knowledge, moves: int) -> int:
-    plays_left = k.deck_count + sum(k.hand_counts)
-    per_sample = moves * plays_left + WORLD_COST
-    return max(MIN_SAMPLES, min(MAX_SAMPLES, DEFAULT_WORK // per_sample))
+def _still_racing(values: list[list[float]], active: list[int]) -> list[int]:
+    n = len(values[active[0]])
+    leader = max(active, key=lambda i: sum(values[i]))
+    lead = values[leader]
+    kept = [leader]
+    differed = False
+    for i in active:
+        if i == leader:
+            continue
+        diffs = [a - b for a, b in zip(lead, values[i], strict=True)]
+        mean = sum(diffs) / n
+        spread = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if spread > 0.0 or mean != 0.0:
+            differed = True
+        if mean <= RACE_Z * math.sqrt(spread / n):
+            kept.append(i)
+    if not differed:
+        return [leader]  # equivalent moves: any of them will do
+    return sorted(kept)
 
 
-def _utility(rules: Rules, deal: Deal, team: int, odds: Callable[[int, int], float]) -> float:
-    points = deal_points(rules, deal.piles, deal.sweeps)
-    mine, theirs = points[team], points[1 - team]
-    return mine - theirs + MATCH_WEIGHT * odds(mine, theirs)
-
-
-def _exact(
-    rules: Rules,
-    deal: Deal,
-    team: int,
-    odds: Callable[[int, int], float],
-    alpha: float,
-    beta: float,
-) -> float:
-    """Minimax with alpha-beta to the deal's end: the value for ``team`` with best play."""
-    if deal.is_over():
-        deal.take_leftovers()
-        return _utility(rules, deal, team, odds)
-    mine = deal.turn % 2 == team
-    best = -1e9 if mine else 1e9
-    for move in deal.legal_moves():
-        child = deal.clone()
-        child.play(move)
-        value = _exact(rules, child, team, odds, alpha, beta)
-        if mine:
-            best = max(best, value)
-            alpha = max(alpha, value)
-        else:
-            best = min(best, value)
-            beta = min(beta, value)
-        if alpha >= beta:
-            break
-    return best
-
-
-def _world(k: Knowledge, unseen: list[int], rng: SplitMix64) -> Deal:
-    cards = unseen[:]
-    rng.shuffle(cards)
-    hands: list[list[int]] = []
-    at = 0
-    for seat, count in enumerate(k.hand_counts):
-        if seat == k.seat:
-            hands.append(list(k.hand))
-        else:
-            hands.append(cards[at : at + count])
-            at += count
-    return Deal(
-        k.rules,
-        k.players,
-        k.dealer,
-        k.seat,
-        hands,
-        list(k.table),
-        cards[at:],
-        [list(p) for p in k.piles],
-        list(k.sweeps),
-        k.last_capturer,
-    )
+def search(
+    k: Knowledge,
+    moves: list[Move],
+    rng: SplitMix64,
+    worlds: int,
+    depth: int | None = None,
+    time_left: Callable[[], float] | None = None,
+) -> tuple[Move, int]:
+    """The move of ``moves`` the race leaves ahead, and how many worlds it took."""
+    means, done = evaluate(k, moves, rng, worlds, depth=depth, time_left=time_left)
+    ahead = max((m, -i) for i, m in enumerate(means) if m is not None)
+    return moves[-ahead[1]], done
 
 
 def choose(
@@ -110,50 +116,11 @@ def choose(
     samples: int | None = None,
     time_left: Callable[[], float] | None = None,
 ) -> tuple[Move, str]:
-    """The best move over sampled worlds.
-
-    ``time_left`` (seconds) stops the sampling once another sample would not fit, judged
-    by the mean time of those done so far.
-    """
     moves = candidates(k)
     if len(moves) == 1:
         return moves[0], "its only move"
-    unseen = list(k.unseen)
-    team = k.team
-    odds = match_odds(k.rules, k.scores, team)
-    if k.players == 2 and k.deck_count == 0 and sum(k.hand_counts) <= EXACT_CARDS:
-        # The stock is gone: the unseen cards are the rival's hand, so the deal is solved.
-        world = _world(k, unseen, rng)
-        values = []
-        for move in moves:
-            deal = world.clone()
-            deal.play(move)
-            values.append(_exact(k.rules, deal, team, odds, -1e9, 1e9))
-        move = moves[max(range(len(moves)), key=lambda i: values[i])]
-        return move, f"{_describe(move, k)}: the rest of the deal worked out exactly"
-    limit = samples if samples is not None else sample_count(k, len(moves))
-    if time_left is not None and samples is None:
-        limit = MAX_SAMPLES
-    started = time_left() if time_left is not None else 0.0
-    weights = card_weights(k.rules, k.piles, k.team)
-    totals = [0.0] * len(moves)
-    done = 0
-    while done < limit:
-        if time_left is not None and done >= MIN_SAMPLES:
-            left = time_left()
-            if left < (started - left) / done:
-                break
-        world = _world(k, unseen, rng)
-        for i, move in enumerate(moves):
-            deal = world.clone()
-            deal.play(move)
-            play_out(deal, weights)
-            totals[i] += _utility(k.rules, deal, team, odds)
-        done += 1
-    best = max(range(len(moves)), key=lambda i: totals[i])
-    move = moves[best]
-    return move, f"{_describe(move, k)}: best of {len(moves)} moves over {done} sampled deals"
-
-
-def _describe(move: Move, k: Knowledge) -> str:
-    return capture_reason(k, move) if move.capture else "lays a card"
+    move, done = search(k, moves, rng, samples or WORLDS, time_left=time_left)
+    what = capture_reason(k, move) if move.capture else "lays a card"
+    if k.players == 2 and k.deck_count == 0:
+        return move, f"{what}: the rest of the deal worked out exactly"
+    return move, f"{what}: best of {len(moves)} moves over {done} sampled deals"

@@ -10,7 +10,7 @@ import pytest
 
 from domain.ai import decide
 from domain.ai.evaluate import card_weights
-from domain.ai.hard import expected_best
+from domain.ai.hard_v1 import expected_best
 from domain.ai.match_odds import match_odds
 from domain.ai.playout import play_out, policy_move
 from domain.cards import NAME
@@ -97,15 +97,33 @@ def test_match_odds_favour_the_leader_and_are_symmetric() -> None:
     assert near(1, 2) == 0.5  # 11 all: another deal, an even chance
 
 
-def test_expert_within_a_small_time_budget() -> None:
+def test_expert_v1_within_a_small_time_budget() -> None:
     ticks = iter(range(10**6))
     state = position(["7C KS 2H", "AC 4C 5C"], "3D 6H QC JH")
     # A clock that moves 1 ms each time it is read, once a sample after the first eight: the
     # 27 ms it may spend (nine tenths of 30) end the sampling long before the cap of 600.
-    move, reason = decide(state, 0, "expert", 5, budget_ms=30, clock=lambda: next(ticks) / 1000)
+    clock = lambda: next(ticks) / 1000  # noqa: E731
+    move, reason = decide(state, 0, "expert-v1", 5, budget_ms=30, clock=clock)
     assert move in legal_moves(state)
     sampled = int(reason.split(" over ")[1].split()[0])
     assert 8 + 20 <= sampled <= 8 + 27
+
+
+def test_expert_stops_when_the_budget_is_spent() -> None:
+    ticks = iter(range(10**6))
+    state = position(["7C KS 2H", "AC 4C 5C"], "3D 6H QC JH")
+    # Each read of this clock moves it 20 ms: after the first few worlds, the 27 ms it may
+    # spend are gone at once, long before the racing would have ended the search.
+    clock = lambda: next(ticks) / 50  # noqa: E731
+    move, reason = decide(state, 0, "expert", 5, budget_ms=30, clock=clock)
+    assert move in legal_moves(state)
+    assert reason.endswith("over 4 sampled deals")
+
+
+def test_a_budget_needs_a_clock() -> None:
+    state = position(["7C KS 2H", "AC 4C 5C"], "3D 6H QC JH")
+    with pytest.raises(ValueError, match="clock"):
+        decide(state, 0, "expert", 5, budget_ms=30)
 
 
 def test_expert_with_a_real_clock_is_legal_and_prompt() -> None:

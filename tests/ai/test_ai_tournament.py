@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import pytest
 
 from domain.ai.tournament import play_match, run
 from domain.rules import make_rules
+from infra.ratings import fit
 from infra.tournament import main, mean_ci, percentile, wilson
 
 
@@ -97,3 +99,23 @@ def test_command_line_refuses_an_unknown_level(capsys: pytest.CaptureFixture[str
     with pytest.raises(SystemExit):
         main(["--a", "grandmaster", "--b", "easy"])
     assert "grandmaster" in capsys.readouterr().err
+
+
+def test_ratings_follow_the_win_rates() -> None:
+    ratings = fit(["a", "b"], [("a", "b", 76, 24)])
+    # 76.5 to 24.5 with the virtual draw: 400 log10(76.5 / 24.5) below the anchor.
+    assert ratings["b"][0] == pytest.approx(-400 * math.log10(76.5 / 24.5))
+    assert ratings["b"][1] < ratings["b"][0] < ratings["b"][2]
+    three = fit(["x", "y", "z"], [("x", "y", 10, 90), ("y", "z", 50, 50), ("x", "z", 10, 90)])
+    assert three["y"][0] == pytest.approx(three["z"][0], abs=1e-6)
+    assert three["y"][0] > 300
+
+
+def test_command_line_ladder(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--ladder", "easy,medium,hard", "--matches", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(p["a"], p["b"]) for p in out["pairings"]] == [
+        ("easy", "medium"), ("easy", "hard"), ("medium", "hard")
+    ]  # fmt: skip
+    assert set(out["ratings"]) == {"easy", "medium", "hard"}
+    assert out["ratings"]["easy"]["elo"] == 0.0

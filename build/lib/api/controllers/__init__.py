@@ -1,1 +1,0 @@
-"""One controller per resource; each handler reads the request and calls the service."""

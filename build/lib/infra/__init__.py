@@ -1,1 +1,0 @@
-"""Adapters: storage, notification, settings and the command line."""

@@ -1,1 +1,0 @@
-"""Alembic migrations; run them with ``infra.migrate.migrate`` (``scopa migrate``)."""

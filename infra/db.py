@@ -215,7 +215,7 @@ def reason(error: BaseException) -> str:
     if code is not None and code in errno.errorcode:
         return os.strerror(code)  # not asyncio's "Connect call failed ('127.0.0.1', 1)"
     lines = str(innermost).strip().splitlines()
-    return lines[0] if lines else f"{type(innermost).__name__}, with no message"
+    return lines[0] if lines else type(innermost).__name__  # TimeoutError says nothing more
 
 
 def describe(url: URL) -> str:

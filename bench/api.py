@@ -219,6 +219,21 @@ def database_url(name: str, driver: str = "postgresql+asyncpg") -> str:
     return url.render_as_string(hide_password=False)
 
 
+def migrate(env: dict[str, str]) -> None:
+    """``scopa migrate`` with ``env``: ``python -m infra.cli`` is ``scopa``, from this
+    checkout rather than an installed copy."""
+    migrated = subprocess.run(
+        [sys.executable, "-m", "infra.cli", "migrate"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if migrated.returncode:
+        raise BenchError(f"scopa migrate failed:\n{migrated.stderr}")
+
+
 def floor_tables(rows: int) -> str:
     """bench/bare_app.py's POST /write tables: one row per connection, no events yet."""
     return f"""
@@ -236,17 +251,7 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     servers: list[subprocess.Popen[bytes]] = []
     try:
         env = {"SCOPA_DATABASE_URL": database_url(name), "SCOPA_RATE_LIMIT": "0"}
-        # `python -m infra.cli` is `scopa`, from this checkout rather than an installed copy.
-        migrated = subprocess.run(
-            [sys.executable, "-m", "infra.cli", "migrate"],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if migrated.returncode:
-            raise BenchError(f"scopa migrate failed:\n{migrated.stderr}")
+        migrate(env)
 
         port, log = free_port(), folder / "scopa.log"
         serve = ["-m", "infra.cli", "serve", "--host", HOST, "--port", str(port)]

@@ -29,7 +29,6 @@ import json
 import os
 import platform
 import secrets
-import subprocess
 import sys
 import tempfile
 import threading
@@ -43,13 +42,13 @@ import httpx
 
 from bench.api import (
     HOST,
-    ROOT,
     BenchError,
     admin,
     create_matches,
     database_url,
     free_port,
     load,
+    migrate,
     percentile,
     start,
     stop,
@@ -83,16 +82,7 @@ def database() -> Iterator[dict[str, str]]:
         "SCOPA_MAX_CONNECTIONS": "20000",
     }
     try:
-        migrated = subprocess.run(
-            [sys.executable, "-m", "infra.cli", "migrate"],
-            cwd=ROOT,
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if migrated.returncode:
-            raise BenchError(f"scopa migrate failed:\n{migrated.stderr}")
+        migrate(env)
         yield env
     finally:
         asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))

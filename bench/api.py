@@ -1,6 +1,6 @@
 """How fast the real server plays moves over HTTP on Postgres, against bare Litestar.
 
-    python -m bench.api [--seconds 15] [--warmup 3] [--matches 50]
+    python -m bench.api [--seconds 15] [--warmup 3] [--matches 50] [--paced 0.25,0.5,0.75]
 
 Needs wrk (``apt-get install wrk``). Creates a Postgres database of its own
 (``SCOPA_BENCH_PG``, default the local server as user postgres), migrates it with
@@ -20,6 +20,14 @@ the real app, each for a phase of its own:
   pool the size of the server's (a version bump of row i of ``bench_floor`` and a
   ~200-byte row in ``bench_floor_events``, one statement): ``write_*``, what any POST
   that stores one change costs here, the floor under a stored move.
+
+Then, still on that server, the move run again at offered rates below saturation: for
+each fraction of ``--paced`` (25%, 50% and 75% by default), fresh matches and the same
+client, each connection pacing its requests on a fixed schedule (wrk's ``delay()``) so
+that all of them offer that fraction of the requests a second the saturated run
+completed: ``paced``, one row per fraction with the moves a second offered and achieved
+and the move's p50/p99. Those are the latencies a player sees on a server that is busy
+but not overrun; the saturated p99 is mostly time spent queued.
 
 The two floors sit next to the move figures because on a small machine the targets a
 move is held to (p99, moves/s against ``bare_rps``) can sit below what one committed
@@ -94,7 +102,7 @@ def load(
     port: int, server: subprocess.Popen[bytes], args: argparse.Namespace, client_args: list[str]
 ) -> dict[str, Any]:
     """wrk against ``port`` for warm-up + seconds; the figures of the measured window."""
-    logs = Path(client_args[-1])
+    logs = Path(client_args[2])
     total = args.warmup + args.seconds
     command = ["wrk", f"-t{args.matches}", f"-c{args.matches}", f"-d{math.ceil(total)}s"]
     command += ["--timeout", "60s", "-s", str(CLIENT), f"http://{HOST}:{port}", "--"]
@@ -234,6 +242,36 @@ def migrate(env: dict[str, str]) -> None:
         raise BenchError(f"scopa migrate failed:\n{migrated.stderr}")
 
 
+def paced_moves(
+    port: int,
+    server: subprocess.Popen[bytes],
+    args: argparse.Namespace,
+    folder: Path,
+    saturated: dict[str, Any],
+    fraction: float,
+) -> dict[str, Any]:
+    """The move run on fresh matches with every connection paced so that, together, they
+    offer ``fraction`` of the requests a second the saturated run completed."""
+    name = f"paced-{round(fraction * 100)}"
+    matches, logs = folder / f"{name}.txt", folder / name
+    create_matches(port, args.matches, matches)
+    logs.mkdir()
+    # Requests, not moves, are paced: the client cannot know which request is a move
+    # until its answer, and the share of moves stays about what it was at saturation.
+    interval = args.matches / (fraction * saturated["requests_per_s"])
+    run = load(port, server, args, ["moves", str(matches), str(logs), f"{interval:.6f}"])
+    return {
+        "fraction": fraction,
+        "offered_moves_per_s": round(fraction * saturated["per_s"], 1),
+        "moves_per_s": round(run["per_s"], 1),
+        "p50_ms": round(run["p50_ms"], 2),
+        "p99_ms": round(run["p99_ms"], 2),
+        "server_cpu_ms_per_move": None
+        if run["cpu_ms_each"] is None
+        else round(run["cpu_ms_each"], 3),
+    }
+
+
 def floor_tables(rows: int) -> str:
     """bench/bare_app.py's POST /write tables: one row per connection, no events yet."""
     return f"""
@@ -261,6 +299,7 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         create_matches(port, args.matches, matches)
         (folder / "moves").mkdir()
         moves = load(port, servers[-1], args, ["moves", str(matches), str(folder / "moves")])
+        paced = [paced_moves(port, servers[-1], args, folder, moves, f) for f in args.paced]
         stop(servers.pop())
 
         plain = database_url(name, "postgresql")
@@ -286,6 +325,7 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "moves_per_s": round(moves["per_s"], 1),
         "p50_ms": round(moves["p50_ms"], 2),
         "p99_ms": round(moves["p99_ms"], 2),
+        "paced": paced,
         "bare_rps": round(bare["per_s"], 1),
         "ratio": round(moves["per_s"] / bare["per_s"], 4),
         "requests_per_s": round(moves["requests_per_s"], 1),
@@ -317,11 +357,24 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     }
 
 
+def fractions(text: str) -> tuple[float, ...]:
+    values = tuple(float(part) for part in text.split(",") if part.strip())
+    if not all(0 < value < 1 for value in values):
+        raise argparse.ArgumentTypeError("fractions between 0 and 1, e.g. 0.25,0.5")
+    return values
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--matches", type=int, default=50, help="and connections")
+    parser.add_argument(
+        "--paced",
+        type=fractions,
+        default=(0.25, 0.5, 0.75),
+        help="offered rates after the saturated run, as fractions of it (comma-separated)",
+    )
     args = parser.parse_args(argv)
     if shutil.which("wrk") is None:
         print("bench.api needs wrk: apt-get install wrk", file=sys.stderr)
@@ -337,6 +390,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  server CPU: {figures['server_cpu_ms_per_move']:.2f} ms a move, "
             f"{figures['server_cpu_share']:.0%} of one core"
+        )
+    for row in figures["paced"]:
+        print(
+            f"  offered {row['fraction']:.0%} of that ({row['offered_moves_per_s']:.0f} moves/s):"
+            f" {row['moves_per_s']:.0f} moves/s, POST move p50 {row['p50_ms']:.1f} ms,"
+            f" p99 {row['p99_ms']:.1f} ms"
         )
     print(
         f"bare Litestar: {figures['bare_rps']:.0f} requests/s, "

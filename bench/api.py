@@ -145,6 +145,7 @@ def load(
         "p50_ms": percentile(latencies, 0.50) * 1000,
         "p99_ms": percentile(latencies, 0.99) * 1000,
         "kinds": dict(kinds),
+        "latencies": latencies,
         "cpu_ms_each": None if cpu is None else cpu * 1000 / len(latencies),
         "cpu_share": None if cpu is None else cpu / seconds,
     }

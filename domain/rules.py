@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -21,6 +21,10 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ace_sweeps: AceSweeps = "off"
     king_of_diamonds: bool = False
     diamond_sequence: bool = False
+    # Training (seed 004's Reveal button).
+    reveal_ai_hands: Annotated[
+        bool, msgspec.Meta(description="Every view lists the AI seats' cards in seats[].hand")
+    ] = False
 
 
 def make_rules(
@@ -31,6 +35,7 @@ def make_rules(
     ace_sweeps: str = "off",
     king_of_diamonds: bool = False,
     diamond_sequence: bool = False,
+    reveal_ai_hands: bool = False,
     players: int = 2,
 ) -> Rules:
     """Rules with defaults filled in (target 21 under the diamond sequence), or InvalidSetup."""
@@ -60,4 +65,5 @@ def make_rules(
         ace_sweeps=ace_sweeps,  # type: ignore[arg-type]
         king_of_diamonds=king_of_diamonds,
         diamond_sequence=diamond_sequence,
+        reveal_ai_hands=reveal_ai_hands,
     )

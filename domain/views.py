@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+from typing import Annotated
+
 import msgspec
+from msgspec import Meta
 
 from domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
 from domain.deal import team_of
-from domain.match import MatchState, legal_moves
+from domain.match import MatchState, Seat, legal_moves
 from domain.rules import Rules
 from domain.scoring import DealScore
 
@@ -17,6 +21,34 @@ class SeatView(msgspec.Struct, frozen=True):
     kind: str
     level: str | None
     hand_count: int
+    name: Annotated[
+        str | None,
+        Meta(description="The display name of a human seat; null for AI seats and unnamed seats"),
+    ]
+    hand: Annotated[
+        tuple[str, ...] | None,
+        Meta(
+            description="An AI seat's cards under the rules option reveal_ai_hands (null while "
+            "waiting, [] once finished); null for every other seat"
+        ),
+    ]
+
+
+class Fairness(msgspec.Struct, frozen=True):
+    """How anyone can check that nobody knew the cards: the seed committed to at create,
+    revealed at the end."""
+
+    commitment: Annotated[
+        str,
+        Meta(
+            pattern="^[0-9a-f]{64}$",
+            description="Lowercase hex SHA-256 of the secret seed written in ASCII decimal",
+        ),
+    ]
+    seed: Annotated[
+        int | None,
+        Meta(description="The secret seed once the match is finished, null until then"),
+    ]
 
 
 class TeamView(msgspec.Struct, frozen=True):
@@ -52,6 +84,55 @@ class MatchView(msgspec.Struct, frozen=True):
     scores: tuple[int, ...]
     deal_scores: tuple[DealScore, ...]
     winner: int | None
+    seeded: Annotated[
+        bool,
+        Meta(
+            description="True when the creator gave the seed or the decks, and so may know "
+            "every card"
+        ),
+    ]
+    fairness: Annotated[
+        Fairness | None,
+        Meta(description="The seed's commitment and, once finished, the seed; null if seeded"),
+    ]
+    rematch: Annotated[
+        str | None, Meta(description="The id of the rematch offered after this match, or null")
+    ]
+    last_seq: Annotated[int, Meta(description="The seq of the match's latest event (0 before any)")]
+
+
+def commitment(seed: int) -> str:
+    """What the view shows of a secret seed before the end: its SHA-256, so that once it is
+    revealed anyone can check it is the one the match was dealt from."""
+    return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
+
+
+def fairness(state: MatchState) -> Fairness | None:
+    if state.seeded or state.seed is None:
+        return None
+    revealed = state.seed if state.status == "finished" else None
+    return Fairness(commitment(state.seed), revealed)
+
+
+def _shown_hand(state: MatchState, seat: int, kind: str) -> tuple[str, ...] | None:
+    """An AI seat's cards, for everyone, when the rules reveal them (training)."""
+    if kind != "ai" or not state.rules.reveal_ai_hands or state.status == "waiting":
+        return None
+    if state.status == "finished":
+        return ()
+    return tuple(names(state.hands[seat]))
+
+
+def _seat_view(state: MatchState, i: int, s: Seat) -> SeatView:
+    return SeatView(
+        seat=i,
+        team=team_of(i, state.players),
+        kind=s.kind,
+        level=s.level,
+        hand_count=len(state.hands[i]),
+        name=s.name,
+        hand=_shown_hand(state, i, s.kind),
+    )
 
 
 def seat_moves(state: MatchState, seat: int | None) -> tuple[MoveView, ...]:
@@ -65,17 +146,13 @@ def seat_moves(state: MatchState, seat: int | None) -> tuple[MoveView, ...]:
 
 def match_view(match_id: str, state: MatchState, seat: int | None) -> MatchView:
     """The match as ``seat`` sees it; ``None`` is a spectator, who sees no hand."""
-    players = state.players
     return MatchView(
         id=match_id,
         version=state.version,
         status=state.status,
         rules=state.rules,
         you=seat,
-        seats=tuple(
-            SeatView(i, team_of(i, players), s.kind, s.level, len(state.hands[i]))
-            for i, s in enumerate(state.seats)
-        ),
+        seats=tuple(_seat_view(state, i, s) for i, s in enumerate(state.seats)),
         teams=tuple(
             TeamView(
                 team=t,
@@ -97,4 +174,8 @@ def match_view(match_id: str, state: MatchState, seat: int | None) -> MatchView:
         scores=state.scores,
         deal_scores=state.deal_scores,
         winner=state.winner,
+        seeded=state.seeded,
+        fairness=fairness(state),
+        rematch=state.rematch,
+        last_seq=state.seq,
     )

@@ -28,6 +28,7 @@ async def test_create_answers_spectator_view_tokens_and_location(client: Client)
         "ace_sweeps": "off",
         "king_of_diamonds": False,
         "diamond_sequence": False,
+        "reveal_ai_hands": False,
     }
     assert [t["seat"] for t in body["tokens"]] == [0, 1]
     assert len({t["token"] for t in body["tokens"]}) == 2

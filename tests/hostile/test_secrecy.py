@@ -94,9 +94,11 @@ def _cards(value: Any) -> set[str]:
 def _seen_by(stored: Any, seat: int | None) -> dict[str, Any]:
     """API.md's projection of a stored event for a viewer: its own packet only."""
     event: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stored))
+    event.pop("deck", None)  # the record's alone
     if event["type"] in ("deal_started", "cards_dealt"):
         hands = event.pop("hands")
         event["hand"] = None if seat is None else hands[seat]
+        event["hands"] = None
     return event
 
 

@@ -16,20 +16,32 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
+from msgspec import Meta
 
 from domain.cards import NAME, names
-from domain.errors import IllegalMove, InvalidSetup, MatchNotActive, NotYourTurn
-from domain.events import EventView, StoredEvent
-from domain.match import MatchState, Seat, ai_to_play, join, legal_moves, new_match, play
+from domain.errors import IllegalMove, InvalidSetup, MatchNotActive, NotYourTurn, SeatNotOpen
+from domain.events import DealStarted, EventView, Redeal, StoredEvent, for_viewer
+from domain.match import (
+    MatchState,
+    Seat,
+    ai_to_play,
+    join,
+    legal_moves,
+    new_match,
+    offer_rematch,
+    play,
+    rematch_of,
+)
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
-from domain.views import MatchView, match_view, seat_moves
+from domain.views import MatchView, fairness, match_view, seat_moves
 from service.errors import (
     Busy,
     InvalidToken,
+    MatchNotFinished,
     MatchNotFound,
     MoveRefused,
     StaleVersion,
@@ -48,6 +60,7 @@ from service.ids import (
 )
 from service.ports import (
     AiPlayer,
+    Change,
     EventBus,
     Idempotency,
     IdempotencyKeys,
@@ -65,6 +78,9 @@ ATTEMPTS = 8
 # Announcing a stored change may fail (the database may be what is failing): the answer
 # waits on it no longer than this.
 PUBLISH_SECONDS = 1.0
+
+T = TypeVar("T", bound=msgspec.Struct)
+LobbyStatus = Literal["waiting", "active"]
 
 
 class SeatToken(msgspec.Struct, frozen=True):
@@ -100,6 +116,45 @@ class Hint(msgspec.Struct, frozen=True):
 class Lobby(msgspec.Struct, frozen=True):
     matches: tuple[MatchView, ...]
     next_cursor: str | None
+
+
+class Rematched(msgspec.Struct, frozen=True):
+    match: Annotated[MatchView, Meta(description="The rematch, as a spectator sees it")]
+    seat: Annotated[int, Meta(description="The caller's seat in the rematch")]
+    token: Annotated[str, Meta(description="The seat token of that seat in the rematch")]
+
+
+class Rematch(msgspec.Struct, frozen=True):
+    """A rematch call's outcome, kept whole for an idempotent retry: ``created`` tells the
+    first call (which made the match) from a claim of a reserved seat."""
+
+    created: bool
+    answer: Rematched
+
+
+class Record(msgspec.Struct, frozen=True):
+    match: Annotated[MatchView, Meta(description="The finished match, as a spectator sees it")]
+    seed: Annotated[
+        int | None,
+        Meta(
+            description="The secret seed the match was dealt from, as in fairness; null when seeded"
+        ),
+    ]
+    decks: Annotated[
+        tuple[tuple[str, ...], ...],
+        Meta(
+            description="Every deck, top card first, in the order dealt, voided deals "
+            "included; [] for a match never dealt"
+        ),
+    ]
+    first_dealer: Annotated[
+        int | None,
+        Meta(description="The first dealer as named at create or by a rematch; null when drawn"),
+    ]
+    events: Annotated[
+        tuple[EventView, ...],
+        Meta(description="Every event, deal_started and cards_dealt with every seat's hands"),
+    ]
 
 
 @dataclass(frozen=True)
@@ -228,43 +283,133 @@ class MatchService:
         except InvalidSetup as refused:
             problems.extend(refused.problems)
             rules = Rules()  # the defaults, so the rest of the setup is checked too
+        seeded = setup.seed is not None or bool(setup.decks)
         seed = setup.seed if setup.seed is not None else new_seed()
         try:
-            created = new_match(rules, setup.seats, seed, setup.decks, setup.first_dealer)
+            created = new_match(
+                rules,
+                setup.seats,
+                seed,
+                setup.decks,
+                setup.first_dealer,
+                seeded=seeded,
+                ai_secret=new_seed(),
+            )
         except InvalidSetup as refused:
             problems.extend(p for p in refused.problems if p not in problems)
         if problems:
             raise InvalidSetup(problems)
         return created
 
-    async def join(self, match_id: str, seat: int, key: str | None, fingerprint: str) -> Joined:
+    async def join(
+        self,
+        match_id: str,
+        seat: int,
+        key: str | None,
+        fingerprint: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+    ) -> Joined:
+        """Take an open seat, or claim a reserved one with ``token``, the seat's token in
+        the match before (on an open seat a token is not looked at)."""
         record = await self.load(match_id)
+        claim = None if token is None else token_hash(token)
 
         async def run(request: Idempotency | None) -> Joined:
-            current = record
-            for _ in range(ATTEMPTS):
-                state, events = join(current.state, seat)
-                token = new_token()
-                hashed = token_hash(token)
-                joined = Joined(seat, token)
-                try:
-                    await self.matches.save(
-                        match_id,
-                        current.state.version,
-                        state,
-                        events,
-                        {seat: hashed},
-                        answer_of(request, joined),
-                    )
-                except VersionConflict:
-                    current = await self.load(match_id)
-                    continue
-                await self._saved(current, state, hashed, seat)
-                self._changed(match_id, state)
-                return joined
-            raise Busy("the match kept changing; try again")
+            return await self._take_seat(
+                record, seat, name, claim, request, lambda state, new: Joined(seat, new)
+            )
 
         return await self.once.run(f"join:{match_id}:{seat}", key, fingerprint, Joined, run)
+
+    async def _take_seat(
+        self,
+        record: MatchRecord,
+        seat: int,
+        name: str | None,
+        claim: str | None,
+        request: Idempotency | None,
+        answer: Callable[[MatchState, str], T],
+    ) -> T:
+        """Seat a player (a join or a claim); ``answer`` of the new state and token is
+        what the request answers, stored with the change."""
+        current = record
+        for _ in range(ATTEMPTS):
+            state, events = join(current.state, seat, name, claim)
+            token = new_token()
+            hashed = token_hash(token)
+            body = answer(state, token)
+            try:
+                await self.matches.save(
+                    current.id,
+                    current.state.version,
+                    state,
+                    events,
+                    {seat: hashed},
+                    answer_of(request, body),
+                )
+            except VersionConflict:
+                current = await self.load(current.id)
+                continue
+            await self._saved(current, state, hashed, seat)
+            self._changed(current.id, state)
+            return body
+        raise Busy("the match kept changing; try again")
+
+    async def rematch(self, caller: Caller, key: str | None, fingerprint: str) -> Rematch:
+        """Play a finished match again: the first call makes the rematch, each later one
+        by another seat's token claims that seat's reserved seat in it."""
+        seat, hashed = caller.seat, caller.token_hash
+        if seat is None or hashed is None:
+            raise InvalidToken("a rematch is asked for by a seat: send its token")
+
+        async def run(request: Idempotency | None) -> Rematch:
+            current = caller.record
+            for _ in range(ATTEMPTS):
+                old = current.state
+                if old.status != "finished" or old.dealer is None:
+                    raise MatchNotActive("only a finished match that was dealt can be rematched")
+                offered = await self.matches.get(old.rematch) if old.rematch else None
+                if offered is not None and not _ended_unclaimed(offered.state):
+                    try:
+                        return await self._take_seat(
+                            offered, seat, None, hashed, request, _claimed(offered.id, seat)
+                        )
+                    except SeatNotOpen as held:
+                        raise SeatNotOpen(
+                            f"seat {seat} already holds its seat in the rematch {offered.id}"
+                        ) from held
+                try:
+                    return await self._offer_rematch(current, seat, request)
+                except VersionConflict:
+                    current = await self.load(current.id)
+            raise Busy("the match kept changing; try again")
+
+        return await self.once.run(f"rematch:{hashed}", key, fingerprint, Rematch, run)
+
+    async def _offer_rematch(
+        self, old: MatchRecord, seat: int, request: Idempotency | None
+    ) -> Rematch:
+        claims = await self.reads.seat_tokens(old.id)
+        match_id = new_match_id()
+        state, events = rematch_of(old.state, seat, claims, new_seed(), new_seed())
+        offered, offer_events = offer_rematch(old.state, match_id)
+        token = new_token()
+        hashed = token_hash(token)
+        outcome = Rematch(True, Rematched(match_view(match_id, state, None), seat, token))
+        record = MatchRecord(match_id, state, self.clock())
+        await self.matches.create_rematch(
+            Change(old.id, old.state.version, offered, tuple(offer_events)),
+            record,
+            events,
+            {seat: hashed},
+            answer_of(request, outcome),
+        )
+        self.recent.remember(record, hashed, seat)
+        await self._saved(old, offered)
+        self._changed(match_id, state)
+        return outcome
 
     async def play(
         self,
@@ -392,10 +537,28 @@ class MatchService:
         )
         return Hint(NAME[move.card], tuple(names(move.capture)), sweep, level, move.reason)
 
-    async def lobby(self, limit: int, cursor: str | None) -> Lobby:
+    async def record(self, caller: Caller) -> Record:
+        """A finished match whole: the seed, every deck and every hand."""
+        state = caller.record.state
+        if state.status != "finished":
+            raise MatchNotFinished(f"the match is {state.status}: its record is for the end")
+        stored = await self.reads.events(caller.match_id, 0, state.seq)
+        revealed = fairness(state)
+        return Record(
+            match=match_view(caller.match_id, state, None),
+            seed=None if revealed is None else revealed.seed,
+            # Matches stored before the decks were kept in the log list none.
+            decks=tuple(e.deck for e in stored if isinstance(e, Redeal | DealStarted) and e.deck),
+            first_dealer=state.first_dealer,
+            events=tuple(for_viewer(e, None, every_hand=True) for e in stored),
+        )
+
+    async def lobby(self, limit: int, cursor: str | None, status: LobbyStatus = "waiting") -> Lobby:
+        """Waiting matches oldest first, or active ones newest first."""
         after = decode_cursor(cursor) if cursor is not None else None
+        listed = self.reads.waiting if status == "waiting" else self.reads.active
         # One more than asked tells whether another page exists.
-        records = await self.reads.waiting(limit + 1, after)
+        records = await listed(limit + 1, after)
         page = records[:limit]
         more = len(records) > limit
         return Lobby(
@@ -455,6 +618,23 @@ def _play(
         raise MoveRefused(str(exc), seat_moves(before, seat)) from exc
 
 
+def _ended_unclaimed(state: MatchState) -> bool:
+    """A rematch that ended (expired, say) before all its players came: a new one may be
+    offered in its place."""
+    return state.status == "finished" and any(s.kind == "reserved" for s in state.seats)
+
+
+def _claimed(match_id: str, seat: int) -> Callable[[MatchState, str], Rematch]:
+    def answer(state: MatchState, token: str) -> Rematch:
+        return Rematch(False, Rematched(match_view(match_id, state, None), seat, token))
+
+    return answer
+
+
 def _ai_seed(state: MatchState) -> int:
-    """Deterministic per match and version, so a retried decision is the same decision."""
-    return (state.rng ^ (state.version * 0x9E3779B97F4A7C15)) & ((1 << 63) - 1)
+    """Deterministic per match and version, so a retried decision is the same decision.
+
+    Drawn from the match's AI secret, never from its generator, whose state decides the
+    shuffles to come; a match stored before it had one keeps its generator, as then."""
+    secret = state.ai_secret or state.rng
+    return (secret ^ (state.version * 0x9E3779B97F4A7C15)) & ((1 << 63) - 1)

@@ -17,6 +17,7 @@ from domain.match import MatchState, ai_to_play, legal_moves
 from service.ports import (
     AiMove,
     Answer,
+    Change,
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
@@ -79,12 +80,31 @@ class FakeReads:
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         self.store.check()
         open_ = sorted(
-            (r for r in self.store.records.values() if r.state.status == "waiting"),
+            (
+                r
+                for r in self.store.records.values()
+                if any(s.kind == "open" for s in r.state.seats)
+            ),
             key=lambda r: (r.created_at, r.id),
         )
         if after is not None:
             open_ = [r for r in open_ if (r.created_at, r.id) > after]
         return open_[:limit]
+
+    async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        self.store.check()
+        playing = sorted(
+            (r for r in self.store.records.values() if r.state.status == "active"),
+            key=lambda r: (r.created_at, r.id),
+            reverse=True,
+        )
+        if after is not None:
+            playing = [r for r in playing if (r.created_at, r.id) < after]
+        return playing[:limit]
+
+    async def seat_tokens(self, match_id: str) -> dict[int, str]:
+        self.store.check()
+        return {seat: h for h, seat in self.store.tokens.get(match_id, {}).items()}
 
     async def ai_turns(self) -> list[str]:
         self.store.check()
@@ -157,6 +177,20 @@ class FakeStore:
         for seat, h in (token_hashes or {}).items():
             self.tokens[match_id][h] = seat
         self.keys.keep(answer)
+
+    async def create_rematch(
+        self,
+        offer: Change,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+    ) -> None:
+        self.check()
+        if self.records[offer.match_id].state.version != offer.expected_version:
+            raise VersionConflict(offer.match_id)
+        await self.save(offer.match_id, offer.expected_version, offer.state, offer.events)
+        await self.create(record, events, token_hashes, answer)
 
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:

@@ -3,9 +3,9 @@
 ``audit`` reads the store directly (``SqlMatchStore``), not through the API: a server
 that loses or invents moves could also answer reads wrongly. For each match the event log
 must be gapless from seq 1, ``domain.match.replay(initial, events)`` must give the stored
-state, and replaying the joins and plays one by one must give back exactly the events that
-were stored. Every move a client saw acknowledged (an ``Ack``) must be the move the log
-holds at that version.
+state, and replaying the changes one by one (joins and claims, plays, rematch offers) must
+give back exactly the events that were stored. Every move a client saw acknowledged (an
+``Ack``) must be the move the log holds at that version.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 from domain.cards import NAME
 from domain.errors import ScopaError
-from domain.events import CardPlayed, SeatJoined, StoredEvent
-from domain.match import MatchState, join, play, replay
+from domain.events import CardPlayed, RematchOffered, SeatJoined, StoredEvent
+from domain.match import MatchState, join, offer_rematch, play, replay
 from infra.db import make_engine
 from infra.repositories import SqlMatchStore
 
@@ -114,7 +114,10 @@ def _replay_step_by_step(
     played: dict[int, CardPlayed] = {}
     for event in events[initial.seq :]:
         if isinstance(event, SeatJoined):
-            state, new = join(state, event.seat)
+            # A claim's token hash is not in the log: the reserved seat's own stands in.
+            state, new = join(state, event.seat, event.name, state.seats[event.seat].claim)
+        elif isinstance(event, RematchOffered):
+            state, new = offer_rematch(state, event.match_id)
         elif isinstance(event, CardPlayed):
             capture = [NAME.index(card) for card in event.capture]
             state, new = play(state, event.seat, NAME.index(event.card), capture)

@@ -141,6 +141,7 @@ def create_app(
                 "Authorization",
                 "Content-Type",
                 "If-Match",
+                "If-None-Match",
                 "Idempotency-Key",
                 "Last-Event-ID",
                 "X-Request-ID",

@@ -20,6 +20,9 @@ _FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<f
 # Header formats, enforced here and published as patterns in the API document.
 # W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
 IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
+# If-None-Match may list several: a cache holding a few versions offers them all.
+_TAG = r'(W/)?"[0-9]{1,18}"'
+IF_NONE_MATCH_PATTERN = rf"^\s*(\*|{_TAG}(\s*,\s*{_TAG})*)\s*$"
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
 # Seqs are stored as 32-bit integers: nine digits always fit, and no match comes near.
 MAX_SEQ = 999_999_999
@@ -28,6 +31,7 @@ LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,9}\s*$"
 # zeros. Litestar alone would also take 1e3 or 1.0, silently read as 1000 or 1.
 QUERY_INTEGER_PATTERN = r"^-?(0|[1-9][0-9]*)$"
 _IF_MATCH = re.compile(IF_MATCH_PATTERN)
+_IF_NONE_MATCH = re.compile(IF_NONE_MATCH_PATTERN)
 _KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _LAST_EVENT_ID = re.compile(LAST_EVENT_ID_PATTERN)
 _QUERY_INTEGER = re.compile(QUERY_INTEGER_PATTERN)
@@ -122,6 +126,20 @@ def expected_version(if_match: str | None) -> int | None:
     return None if value == "*" else int(value.removeprefix("W/").strip('"'))
 
 
+def not_modified(if_none_match: str | None, version: int) -> bool:
+    """Whether If-None-Match names ``version`` (weakly: W/"17" is "17"), or is ``*``."""
+    if if_none_match is None:
+        return False
+    if not _IF_NONE_MATCH.fullmatch(if_none_match):
+        raise invalid(
+            "If-None-Match", 'must be *, or "<version>" or W/"<version>", comma-separated'
+        )
+    value = if_none_match.strip()
+    return value == "*" or any(
+        int(tag.strip().removeprefix("W/").strip('"')) == version for tag in value.split(",")
+    )
+
+
 def idempotency_key(value: str | None) -> str | None:
     if value is not None and not _KEY.fullmatch(value):
         raise invalid("Idempotency-Key", "must be 1 to 255 printable ASCII characters")
@@ -138,3 +156,9 @@ def last_event_id(value: str | None) -> int | None:
 
 def etag(version: int) -> str:
     return f'"{version}"'
+
+
+def view_headers(version: int) -> dict[str, str]:
+    """Headers of an answer holding a match view: the version, and that it is one viewer's
+    (the seat token's) and must be checked again before each use."""
+    return {"ETag": etag(version), "Cache-Control": "private, no-cache", "Vary": "Authorization"}

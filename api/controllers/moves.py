@@ -5,19 +5,24 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, post
-from litestar.datastructures import ResponseHeader
 from litestar.params import HeaderParameter
 
-from api.controllers.params import REQUIRED_SEAT_TOKEN, IdempotencyKey, MatchId, Service
+from api.controllers.params import (
+    REQUIRED_SEAT_TOKEN,
+    VIEW_HEADERS,
+    IdempotencyKey,
+    MatchId,
+    Service,
+)
 from api.openapi import problems
 from api.parsing import (
     IF_MATCH_PATTERN,
     bearer,
     decode_body,
-    etag,
     expected_version,
     idempotency_key,
     json_body,
+    view_headers,
 )
 from api.schemas import MoveRequest
 from domain.cards import parse_card, parse_cards
@@ -34,9 +39,7 @@ class MoveController(Controller):
         summary="Play a card for the token's seat",
         status_code=200,
         responses=problems(400, 401, 404, 409, 412, 413, 415, 422, 503),
-        response_headers=[
-            ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
-        ],
+        response_headers=VIEW_HEADERS,
     )
     async def play(
         self,
@@ -65,4 +68,4 @@ class MoveController(Controller):
         view = await service.play(
             caller, parse_card(move.card), capture, expected, idempotency_key(key), fingerprint
         )
-        return Response(view, headers={"ETag": etag(view.version)})
+        return Response(view, headers=view_headers(view.version))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
@@ -40,3 +41,17 @@ SeatNumber = Annotated[int, PathParameter(description="A seat, 0 to players - 1"
 # Security requirements: a seat token, or (for spectators) none.
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
 REQUIRED_SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}]
+
+
+# Documented on every answer holding a match view (``view_headers``).
+VIEW_HEADERS = [
+    ResponseHeader(name="ETag", description='"<version>"', documentation_only=True),
+    ResponseHeader(
+        name="Cache-Control",
+        description="private, no-cache: one seat's view, to be checked again before each use",
+        documentation_only=True,
+    ),
+    ResponseHeader(
+        name="Vary", description="Authorization: the view is the token's", documentation_only=True
+    ),
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -68,3 +69,13 @@ async def play_out(client: Client, match_id: str, seat_tokens: dict[int, str]) -
             headers=bearer(seat_tokens[turn]),
         )
         assert answer.status_code == 200, answer.text
+
+
+async def finish(client: Client, match_id: str, seat_tokens: dict[int, str]) -> Any:
+    """Play the human seats until the match ends, letting the AI seats take their turns."""
+    for _ in range(2000):
+        final = await play_out(client, match_id, seat_tokens)
+        if final["status"] == "finished":
+            return final
+        await asyncio.sleep(0.005)
+    raise AssertionError("the match never finished")

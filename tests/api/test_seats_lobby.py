@@ -120,7 +120,14 @@ async def test_lobby_default_limit_and_last_page(client: Client) -> None:
 
 @pytest.mark.parametrize(
     "params",
-    [{"limit": 0}, {"limit": 101}, {"limit": "x"}, {"status": "active"}, {"cursor": "garbage!"}],
+    [
+        {"limit": 0},
+        {"limit": 101},
+        {"limit": "x"},
+        {"status": "finished"},
+        {"status": "Active"},
+        {"cursor": "garbage!"},
+    ],
 )
 async def test_lobby_rejects_bad_parameters(client: Client, params: dict[str, Any]) -> None:
     answer = await client.get("/v1/matches", params=params)

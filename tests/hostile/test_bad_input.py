@@ -370,7 +370,8 @@ TABLE: list[Bad] = [
     _get("lobby: limit=abc", "/v1/matches?limit=abc"),
     _get("lobby: limit=1.0", "/v1/matches?limit=1.0"),
     _get("lobby: limit=1e1", "/v1/matches?limit=1e1"),
-    _get("lobby: status=active", "/v1/matches?status=active"),
+    _get("lobby: status=finished", "/v1/matches?status=finished"),
+    _get("lobby: status twice, one bad", "/v1/matches?status=active&status=nope"),
     _get("lobby: cursor of punctuation", "/v1/matches?cursor=%21%21", 400, "invalid-cursor"),
     _get("lobby: cursor not base64 JSON", "/v1/matches?cursor=AAAA", 400, "invalid-cursor"),
     _get("lobby: cursor too long", "/v1/matches?cursor=" + "A" * 401, 400, "invalid-cursor"),
@@ -400,6 +401,13 @@ TABLE: list[Bad] = [
         seat=MOVER,
     ),
     _get("hint: no token", f"/v1/matches/{MID}/hint", 401, "invalid-token"),
+    _get("view: If-None-Match unquoted", f"/v1/matches/{MID}", headers={"If-None-Match": "0"}),
+    _get("view: If-None-Match a bad list", f"/v1/matches/{MID}", headers={"If-None-Match": '"0",'}),
+    _get(
+        "view: If-None-Match of 19 digits",
+        f"/v1/matches/{MID}",
+        headers={"If-None-Match": '"' + "9" * 19 + '"'},
+    ),
     *(
         Bad(f"{route}: id {what}", method, path.format(bad), 404, "not-found", headers=JSON)
         for route, (method, path) in ID_ROUTES.items()

@@ -46,6 +46,13 @@ _BODY_EXAMPLES: dict[str, dict[str, Any]] = {
             "summary": "One player against the expert AI, default rules",
             "value": {"seats": [_HUMAN, {"kind": "ai", "level": "expert"}]},
         },
+        "training": {
+            "summary": "A named player against the easy AI, its cards shown (training)",
+            "value": {
+                "seats": [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"}],
+                "rules": {"reveal_ai_hands": True},
+            },
+        },
         "twoPlayers": {
             "summary": "Two players at one table, a chosen shuffle and dealer",
             "value": {"seats": [_HUMAN, _HUMAN], "seed": 12345, "first_dealer": 0},

@@ -93,6 +93,14 @@ def decode_body(body: bytes, type_: type[T]) -> tuple[T, str]:
     return value, fingerprint(raw)
 
 
+def optional_body(request: Request[Any, Any, Any], body: bytes, type_: type[T]) -> tuple[T, str]:
+    """A body that may be left out: no body and an empty object are the same request."""
+    if not body.strip():
+        return msgspec.convert({}, type=type_), fingerprint({})
+    json_body(request)
+    return decode_body(body, type_)
+
+
 def bearer(request: Request[Any, Any, Any], *, query: bool = False) -> str | None:
     """The seat token: the Authorization header, else (where allowed) ``?token=``."""
     header = request.headers.get("authorization")

@@ -26,6 +26,21 @@ Card = Annotated[
     Meta(pattern=CARD_PATTERN, description="rank A 2-7 J Q K, then suit C D H S", examples=["7D"]),
 ]
 Level = Literal["easy", "medium", "hard", "expert"]
+# A display name: 1 to 32 code points once the U+0020 spaces around it are trimmed, none of
+# Unicode category Cc (exactly U+0000-U+001F and U+007F-U+009F). The lookahead at the end
+# keeps Python's ``$`` from matching before a final newline; in ECMA-262 it is a no-op.
+_NAME_EDGE = r"[^\u0000-\u001f \u007f-\u009f]"
+_NAME_INNER = r"[^\u0000-\u001f\u007f-\u009f]"
+NAME_PATTERN = rf"^ *{_NAME_EDGE}(?:{_NAME_INNER}{{0,30}}{_NAME_EDGE})? *$(?!\n)"
+Name = Annotated[
+    str,
+    Meta(
+        pattern=NAME_PATTERN,
+        description="A display name, public: 1 to 32 characters once the spaces (U+0020) "
+        "around it are trimmed, none a control character (Unicode category Cc)",
+        examples=["Ada"],
+    ),
+]
 
 
 class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -34,6 +49,8 @@ class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 class HumanSeat(Body, tag_field="kind", tag="human", frozen=True):
     """A seat played by whoever holds its token, issued at create."""
+
+    name: Name | UnsetType = UNSET
 
 
 class OpenSeat(Body, tag_field="kind", tag="open", frozen=True):
@@ -47,7 +64,6 @@ class AiSeat(Body, tag_field="kind", tag="ai", frozen=True):
 
 
 SeatRequest = HumanSeat | OpenSeat | AiSeat
-_KIND: dict[type[Body], Literal["human", "open"]] = {HumanSeat: "human", OpenSeat: "open"}
 
 
 class RulesRequest(Body, frozen=True):
@@ -59,6 +75,10 @@ class RulesRequest(Body, frozen=True):
     ace_sweeps: Literal["off", "sweep", "no_point"] = "off"
     king_of_diamonds: bool = False
     diamond_sequence: bool = False
+    reveal_ai_hands: Annotated[
+        bool,
+        Meta(description="Training: every view lists the AI seats' cards in seats[].hand"),
+    ] = False
 
 
 class CreateMatch(Body, frozen=True):
@@ -76,7 +96,9 @@ class MoveRequest(Body, frozen=True):
 
 
 class JoinRequest(Body, frozen=True):
-    """Join takes no options: no body, or an empty object."""
+    """Join's one option: no body, or an object with at most a name."""
+
+    name: Name | UnsetType = UNSET
 
 
 class InvalidParam(msgspec.Struct, frozen=True):
@@ -95,6 +117,11 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     legal_moves: tuple[MoveView, ...] | UnsetType = UNSET
 
 
+def name_of(name: str | UnsetType) -> str | None:
+    """The name as the seat keeps it: trimmed of the spaces around it."""
+    return None if name is UNSET else name.strip(" ")
+
+
 def setup_of(body: CreateMatch) -> Setup:
     """The create request in engine terms; impossible combinations are the domain's call."""
     rules: dict[str, object] = {
@@ -103,16 +130,22 @@ def setup_of(body: CreateMatch) -> Setup:
         "ace_sweeps": body.rules.ace_sweeps,
         "king_of_diamonds": body.rules.king_of_diamonds,
         "diamond_sequence": body.rules.diamond_sequence,
+        "reveal_ai_hands": body.rules.reveal_ai_hands,
     }
     if body.rules.target is not UNSET:
         rules["target"] = body.rules.target
     return Setup(
-        seats=tuple(
-            Seat("ai", s.level) if isinstance(s, AiSeat) else Seat(_KIND[type(s)])
-            for s in body.seats
-        ),
+        seats=tuple(_seat(s) for s in body.seats),
         rules=rules,
         seed=None if body.seed is UNSET else body.seed,
         decks=tuple(tuple(parse_cards(deck)) for deck in body.decks),
         first_dealer=None if body.first_dealer is UNSET else body.first_dealer,
     )
+
+
+def _seat(seat: SeatRequest) -> Seat:
+    if isinstance(seat, AiSeat):
+        return Seat("ai", seat.level)
+    if isinstance(seat, HumanSeat):
+        return Seat("human", name=name_of(seat.name))
+    return Seat("open")

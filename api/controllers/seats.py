@@ -8,8 +8,8 @@ from litestar import Controller, Request, post
 
 from api.controllers.params import SEAT_TOKEN, IdempotencyKey, MatchId, SeatNumber, Service
 from api.openapi import problems
-from api.parsing import bearer, decode_body, fingerprint, idempotency_key, json_body
-from api.schemas import JoinRequest
+from api.parsing import bearer, idempotency_key, optional_body
+from api.schemas import JoinRequest, name_of
 from service.matches import Joined
 
 
@@ -21,7 +21,7 @@ class SeatController(Controller):
     @post(
         "/join",
         operation_id="joinSeat",
-        summary="Take an open seat; the answer holds its token",
+        summary="Take an open seat, maybe naming it; the answer holds its token",
         status_code=200,
         responses=problems(400, 401, 404, 409, 413, 415, 422, 503),
     )
@@ -34,11 +34,7 @@ class SeatController(Controller):
         key: IdempotencyKey = None,
     ) -> Joined:
         await service.caller(match_id, bearer(request))
-        body = await request.body()
-        # No body and an empty object are the same request.
-        if not body.strip():
-            digest = fingerprint({})
-        else:
-            json_body(request)
-            digest = decode_body(body, JoinRequest)[1]
-        return await service.join(match_id, seat, idempotency_key(key), digest)
+        joining, digest = optional_body(request, await request.body(), JoinRequest)
+        return await service.join(
+            match_id, seat, idempotency_key(key), digest, name=name_of(joining.name)
+        )

@@ -79,3 +79,7 @@ async def finish(client: Client, match_id: str, seat_tokens: dict[int, str]) -> 
             return final
         await asyncio.sleep(0.005)
     raise AssertionError("the match never finished")
+
+
+async def join(client: Client, match_id: str, seat: int, **kwargs: Any) -> Any:
+    return await client.post(f"/v1/matches/{match_id}/seats/{seat}/join", **kwargs)

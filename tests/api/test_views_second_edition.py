@@ -1,5 +1,6 @@
 """What the second edition adds to reading a match, on SQLite and Postgres: last_seq,
-If-None-Match and the caching headers, and the lobby of active matches."""
+If-None-Match and the caching headers, the lobby of active matches, and the training
+option that shows the AI's cards."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from domain.cards import NAME
 from tests.api.support import (
     FIXED_MATCH,
     Client,
@@ -114,3 +116,50 @@ async def test_the_active_lobby_lists_matches_being_played_newest_first(
         if cursor is None:
             break
     assert seen == made[::-1]
+
+
+async def truth(stored: InProcess, match_id: str) -> Any:
+    record = await stored.store.get(match_id)
+    assert record is not None
+    return record.state
+
+
+@pytest.mark.parametrize("reveal", [True, False])
+async def test_reveal_ai_hands_shows_exactly_the_ai_hands(stored: InProcess, reveal: bool) -> None:
+    client = stored.client
+    body = {
+        "seats": [HUMAN, {"kind": "ai", "level": "easy"}, OPEN, {"kind": "ai", "level": "hard"}],
+        "rules": {"target": 1, "reveal_ai_hands": reveal},
+    }
+    created = await create(client, body)
+    match_id, seat = created["match"]["id"], tokens(created)
+    assert created["match"]["rules"]["reveal_ai_hands"] is reveal
+    assert [s["hand"] for s in created["match"]["seats"]] == [None] * 4  # waiting
+    seat[2] = (await client.post(f"/v1/matches/{match_id}/seats/2/join")).json()["token"]
+    checked = 0
+    while True:
+        state = await truth(stored, match_id)
+        if state.status != "active":
+            break
+        if state.turn not in seat:
+            await asyncio.sleep(0.005)
+            continue
+        for token in (None, seat[0], seat[2]):
+            shown = [s["hand"] for s in (await view(client, match_id, token))["seats"]]
+            if reveal:
+                expected = [None, [NAME[c] for c in state.hands[1]], None,
+                            [NAME[c] for c in state.hands[3]]]  # fmt: skip
+            else:
+                expected = [None] * 4
+            assert shown == expected
+            checked += 1
+        mine = await view(client, match_id, seat[state.turn])
+        move = mine["legal_moves"][0]
+        await client.post(
+            f"/v1/matches/{match_id}/moves",
+            json={"card": move["card"], "capture": move["capture"]},
+            headers=bearer(seat[state.turn]),
+        )
+    assert checked >= 6
+    final = await view(client, match_id)
+    assert [s["hand"] for s in final["seats"]] == ([None, [], None, []] if reveal else [None] * 4)

@@ -121,7 +121,25 @@ TABLE: list[Bad] = [
     _new("create: deep objects", DEEP_OBJECTS),
     _new("create: unknown field", _create(extra=1)),
     _new("create: unknown field in rules", _create(rules={"speed": 2})),
-    _new("create: unknown field in a seat", _json({"seats": [{"kind": "human", "name": "x"}] * 2})),
+    _new(
+        "create: a name on an AI seat",
+        _json({"seats": [{"kind": "human"}, {"kind": "ai", "level": "easy", "name": "x"}]}),
+    ),
+    _new("create: a name on an open seat", _json({"seats": [{"kind": "open", "name": "x"}] * 2})),
+    _new("create: a name with a NUL", _json({"seats": [{"kind": "human", "name": "A\u0000"}] * 2})),
+    _new(
+        "create: a name ending in a newline",
+        _json({"seats": [{"kind": "human", "name": "A\n"}] * 2}),
+    ),
+    _new(
+        "create: a name with a C1 control",
+        _json({"seats": [{"kind": "human", "name": "A\u0085"}] * 2}),
+    ),
+    _new("create: a name of spaces", _json({"seats": [{"kind": "human", "name": "   "}] * 2})),
+    _new("create: a name of 33", _json({"seats": [{"kind": "human", "name": "x" * 33}] * 2})),
+    _new("create: a null name", _json({"seats": [{"kind": "human", "name": None}] * 2})),
+    _new("create: a name as a number", _json({"seats": [{"kind": "human", "name": 7}] * 2})),
+    _new("create: reveal_ai_hands as 1", _create(rules={"reveal_ai_hands": 1})),
     _new(
         "create: level on a human seat", _json({"seats": [{"kind": "human", "level": "easy"}] * 2})
     ),
@@ -314,6 +332,11 @@ TABLE: list[Bad] = [
     ),
     # -- join ------------------------------------------------------------------------------
     _join("join: a body with members", _json({"seat": 1}), headers=JSON),
+    _join("join: a name and another member", _json({"name": "Bo", "seat": 1}), headers=JSON),
+    _join("join: a name with a tab", _json({"name": "B\to"}), headers=JSON),
+    _join("join: a name with a NUL", _json({"name": "\u0000"}), headers=JSON),
+    _join("join: a null name", _json({"name": None}), headers=JSON),
+    _join("join: an empty name", _json({"name": ""}), headers=JSON),
     _join("join: null", b"null", headers=JSON),
     _join("join: an array", b"[]", headers=JSON),
     _join("join: invalid UTF-8", b'{"\xff": 1}', headers=JSON),

@@ -22,6 +22,8 @@ from api.controllers.health import HealthController
 from api.controllers.hints import HintController
 from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
+from api.controllers.records import RecordController
+from api.controllers.rematch import RematchController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.errors import ProblemHandler
@@ -156,6 +158,8 @@ def create_app(
             ScoreController,
             HintController,
             SeatController,
+            RematchController,
+            RecordController,
             HealthController,
             Metrics,
         ],

@@ -34,6 +34,7 @@ from service.errors import (
     IdempotencyKeyReused,
     InvalidCursor,
     InvalidToken,
+    MatchNotFinished,
     MatchNotFound,
     MoveRefused,
     StaleVersion,
@@ -65,6 +66,7 @@ NOT_FOUND = Kind("not-found", 404, "No such resource")
 NO_SUCH_SEAT = Kind("no-such-seat", 404, "No such seat in this match")
 INVALID_TOKEN = Kind("invalid-token", 401, "Missing or invalid seat token")
 MATCH_NOT_ACTIVE = Kind("match-not-active", 409, "The match is not being played")
+MATCH_NOT_FINISHED = Kind("match-not-finished", 409, "The match is not finished")
 NOT_YOUR_TURN = Kind("not-your-turn", 409, "It is not this seat's turn")
 SEAT_NOT_OPEN = Kind("seat-not-open", 409, "The seat is not open")
 STALE_VERSION = Kind("stale-version", 412, "The match has changed since that version")
@@ -88,6 +90,7 @@ _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (InvalidToken, INVALID_TOKEN),
     (InvalidSetup, INVALID_SETUP),
     (MatchNotActive, MATCH_NOT_ACTIVE),
+    (MatchNotFinished, MATCH_NOT_FINISHED),
     (NotYourTurn, NOT_YOUR_TURN),
     (SeatNotOpen, SEAT_NOT_OPEN),
     (StaleVersion, STALE_VERSION),

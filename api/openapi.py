@@ -14,7 +14,7 @@ import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 
 from api.errors import PROBLEM_JSON
-from api.schemas import CreateMatch, JoinRequest, MoveRequest, Problem
+from api.schemas import CreateMatch, EmptyBody, JoinRequest, MoveRequest, Problem
 
 _REF = "#/components/schemas/{name}"
 _SSE = (
@@ -26,7 +26,8 @@ _STATUS_TEXT = {
     400: "The request is malformed (validation-error and kin)",
     401: "Missing or invalid seat token (invalid-token)",
     404: "No such match or seat",
-    409: "Conflicts with the match's state",
+    409: "Conflicts with the match's state (match-not-active, match-not-finished, "
+    "seat-not-open, not-your-turn, idempotency-key-in-flight)",
     412: "If-Match names another version (stale-version)",
     413: "The body is too large (payload-too-large)",
     415: "The body is not sent as application/json (unsupported-media-type)",
@@ -38,6 +39,7 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "createMatch": (CreateMatch, True),
     "playMove": (MoveRequest, True),
     "joinSeat": (JoinRequest, False),
+    "rematchMatch": (EmptyBody, False),
 }
 _HUMAN = {"kind": "human"}
 _BODY_EXAMPLES: dict[str, dict[str, Any]] = {
@@ -110,6 +112,11 @@ _CREATE_LINKS = {
         "operationId": "joinSeat",
         "parameters": {"match_id": _MATCH_ID, "seat": "$response.body#/match/seats/1/seat"},
     },
+    "rematchMatch": {
+        "operationId": "rematchMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
+    },
+    "getRecord": {"operationId": "getRecord", "parameters": {"match_id": _MATCH_ID}},
 }
 # A hint is a legal move of the seat to play: playing it is how a bot (or a stateful
 # test) goes on from a hint, with the token the hint was asked with.
@@ -140,6 +147,19 @@ _VIEW_LINKS = {
     "listEvents": {"operationId": "listEvents", "parameters": {"match_id": _VIEW_ID}},
     "streamEvents": {"operationId": "streamEvents", "parameters": {"match_id": _VIEW_ID}},
     "getScores": {"operationId": "getScores", "parameters": {"match_id": _VIEW_ID}},
+    "getRecord": {"operationId": "getRecord", "parameters": {"match_id": _VIEW_ID}},
+}
+# A rematch's answer holds its id and the caller's new token; its reserved seats wait for
+# the other players' old tokens.
+_REMATCH_LINKS = {
+    "getMatch": {
+        "operationId": "getMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/token")},
+    },
+    "playMove": {
+        "operationId": "playMove",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/token")},
+    },
 }
 _JOIN_LINKS = {
     "getMatch": {
@@ -179,6 +199,8 @@ _LINKS = {
     ("getHint", "200"): _HINT_LINKS,
     ("playMove", "200"): _MOVE_LINKS,
     ("getMatch", "200"): _VIEW_LINKS,
+    ("rematchMatch", "201"): _REMATCH_LINKS,
+    ("rematchMatch", "200"): _REMATCH_LINKS,
     ("joinSeat", "200"): _JOIN_LINKS,
     ("listMatches", "200"): _LOBBY_LINKS,
 }

@@ -101,6 +101,10 @@ class JoinRequest(Body, frozen=True):
     name: Name | UnsetType = UNSET
 
 
+class EmptyBody(Body, frozen=True):
+    """No options: no body, or an empty object."""
+
+
 class InvalidParam(msgspec.Struct, frozen=True):
     name: str
     reason: str

@@ -1,4 +1,4 @@
-"""Seats: taking an open seat."""
+"""Seats: taking an open seat, or claiming a seat a rematch reserved."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ class SeatController(Controller):
     @post(
         "/join",
         operation_id="joinSeat",
-        summary="Take an open seat, maybe naming it; the answer holds its token",
+        summary="Take an open seat, or claim a reserved one with the seat's token in the "
+        "match before; the answer holds the new token",
         status_code=200,
         responses=problems(400, 401, 404, 409, 413, 415, 422, 503),
     )
@@ -33,8 +34,10 @@ class SeatController(Controller):
         seat: SeatNumber,
         key: IdempotencyKey = None,
     ) -> Joined:
-        await service.caller(match_id, bearer(request))
+        await service.load(match_id)
+        # A token here is only a claim on a reserved seat: one of another match is no 401.
+        token = bearer(request)
         joining, digest = optional_body(request, await request.body(), JoinRequest)
         return await service.join(
-            match_id, seat, idempotency_key(key), digest, name=name_of(joining.name)
+            match_id, seat, idempotency_key(key), digest, name=name_of(joining.name), token=token
         )

@@ -83,3 +83,8 @@ async def finish(client: Client, match_id: str, seat_tokens: dict[int, str]) -> 
 
 async def join(client: Client, match_id: str, seat: int, **kwargs: Any) -> Any:
     return await client.post(f"/v1/matches/{match_id}/seats/{seat}/join", **kwargs)
+
+
+async def rematch(client: Client, match_id: str, token: str | None, **kwargs: Any) -> Any:
+    headers = {**(bearer(token) if token else {}), **kwargs.pop("headers", {})}
+    return await client.post(f"/v1/matches/{match_id}/rematch", headers=headers, **kwargs)

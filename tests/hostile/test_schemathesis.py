@@ -405,6 +405,12 @@ def _finish(walker: Walker, created: Step, last_move: Step) -> list[Any]:
     assert _status(walker.follow(view, "streamEvents")) == 200
     spectators = walker.follow(created, "listEvents").body["events"]
     assert [e["seq"] for e in spectators] == [e["seq"] for e in events_page["events"]]
+    record = walker.follow(view, "getRecord")
+    assert _status(record) == 200
+    assert record.body["match"]["scores"] == view.body["scores"]
+    again = walker.follow(created, "rematchMatch")
+    assert _status(again) == 201, again.body
+    assert _status(walker.follow(again, "getMatch")) == 200
     return list(events_page["events"])
 
 

@@ -11,11 +11,19 @@ each seat token and for a spectator, the match view, the new events and a hint:
   the viewer's own packet on deal_started and cards_dealt, null for a spectator, and
   nothing else of the stored hands;
 - ``hand`` is the token's seat's hand exactly (null for a spectator), ``legal_moves``
-  only for the seat to play, a hint only for a token, and only on its turn.
+  only for the seat to play, a hint only for a token, and only on its turn;
+- ``seats[].hand`` is null but for the AI seats under ``reveal_ai_hands``, where it is
+  exactly their cards (which are then no secret); the match's entry in the lobby of
+  active matches shows no hidden card either;
+- the secret seed shows nowhere (only its commitment, in ``fairness``) and the record is
+  refused, until the match is finished; the AI's secret never shows at all.
 
-At the end every viewer reads the SSE stream once: the same events as the long poll.
-Then: tokens of one match are refused on another, and the database holds tokens only as
-hashes (the stored answers of idempotent creates and joins are the documented exception).
+At the end every viewer reads the SSE stream once: the same events as the long poll, and
+the record reveals the seed that the commitment named. Then: tokens of one match are
+refused on another (join, which reads a token only as a claim, answers that the seat is
+not open), a rematch's reserved seat goes to its old token alone, and the database holds
+tokens only as hashes (the stored answers of idempotent creates, joins and rematches are
+the documented exception).
 """
 
 from __future__ import annotations
@@ -53,7 +61,8 @@ class Variant:
     name: str
     seats: list[dict[str, str]]
     rules: dict[str, Any]
-    seed: int
+    seed: int  # the test's own randomness; the match's too unless ``secret``
+    secret: bool = False  # the server draws the match's seed: nobody may learn it
 
 
 VARIANTS = [
@@ -77,6 +86,15 @@ VARIANTS = [
         9,
     ),
     Variant("4p with the AI", [HUMAN, AI, HUMAN, AI], {"target": 1, "ace_sweeps": "sweep"}, 10),
+    Variant("2p secret seed", [HUMAN] * 2, {"target": 1}, 12, secret=True),
+    Variant(
+        "4p with the AI revealed, secret seed",
+        [HUMAN, AI, HUMAN, AI],
+        {"target": 1, "reveal_ai_hands": True},
+        13,
+        secret=True,
+    ),
+    Variant("2p against the AI revealed", [HUMAN, AI], {"target": 2, "reveal_ai_hands": True}, 14),
 ]
 
 
@@ -99,6 +117,15 @@ def _seen_by(stored: Any, seat: int | None) -> dict[str, Any]:
         hands = event.pop("hands")
         event["hand"] = None if seat is None else hands[seat]
         event["hands"] = None
+    return event
+
+
+def _with_every_hand(stored: Any) -> dict[str, Any]:
+    """The record's projection of a stored event: every seat's packet, as ``hands``."""
+    event: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stored))
+    event.pop("deck", None)
+    if event["type"] in ("deal_started", "cards_dealt"):
+        event["hand"] = None
     return event
 
 
@@ -125,14 +152,19 @@ class Table:
     match_id: str
     viewers: list[Viewer]
     record: ReliabilityRecord
+    secret: bool
     moves: int = 0
     breaches: list[str] = field(default_factory=list)
+    # Every answer since the last check, searched for the secrets.
+    answers: list[str] = field(default_factory=list)
 
     async def get(self, path: str, token: str | None = None) -> Any:
         self.record.requests += 1
-        return await self.api.client.get(
+        answer = await self.api.client.get(
             f"/v1/matches/{self.match_id}{path}", headers=_bearer(token)
         )
+        self.answers.append(answer.text)
+        return answer
 
     def breach(self, viewer: Viewer, what: str) -> None:
         self.breaches.append(f"move {self.moves}, {viewer.name}: {what}")
@@ -148,12 +180,42 @@ class Table:
         stored = await self.api.store.events(self.match_id, 0, MAX_EVENTS * 10)
         hands = [{NAME[c] for c in hand} for hand in state.hands]
         stock = {NAME[c] for c in state.stock}
+        shown = _shown_seats(state)
         for viewer in self.viewers:
-            secret = stock.union(*(h for seat, h in enumerate(hands) if seat != viewer.seat))
+            secret = stock.union(
+                *(h for seat, h in enumerate(hands) if seat != viewer.seat and seat not in shown)
+            )
             await self._check_view(viewer, state, hands, secret)
             await self._check_events(viewer, stored, secret)
             await self._check_hint(viewer, state)
+        from_everyone = stock.union(*(h for seat, h in enumerate(hands) if seat not in shown))
+        await self._check_lobby_and_record(state, from_everyone)
+        self._check_secrets(state)
         return state
+
+    async def _check_lobby_and_record(self, state: Any, secret: set[str]) -> None:
+        self.record.requests += 1
+        lobby = await self.api.client.get("/v1/matches", params={"status": "active"})
+        self.answers.append(lobby.text)
+        entry = [m for m in lobby.json()["matches"] if m["id"] == self.match_id]
+        if len(entry) != (state.status == "active"):
+            self.breach(Viewer(None, None), f"the active lobby lists it {len(entry)} times")
+        if leaked := _cards(entry) & secret:
+            self.breach(Viewer(None, None), f"the lobby shows {sorted(leaked)}")
+        record = await self.get("/record")
+        if state.status != "finished" and record.status_code != 409:
+            self.breach(Viewer(None, None), f"the record answered {record.status_code} early")
+
+    def _check_secrets(self, state: Any) -> None:
+        """The seed, while it is secret, and the AI's secret, ever, in no answer."""
+        hidden = {"the AI's secret": str(state.ai_secret)}
+        if self.secret and state.status != "finished":
+            hidden["the seed"] = str(state.seed)
+        for text in self.answers:
+            for what, digits in hidden.items():
+                if digits in text:
+                    self.breach(Viewer(None, None), f"an answer shows {what}: {text[:200]}")
+        self.answers.clear()
 
     async def _check_view(
         self, viewer: Viewer, state: Any, hands: list[set[str]], secret: set[str]
@@ -165,6 +227,15 @@ class Table:
             self.breach(viewer, f"view at version {view['version']}, stored {state.version}")
         if leaked := _cards(view) & secret:
             self.breach(viewer, f"view shows {sorted(leaked)}")
+        for seat in view["seats"]:
+            expected = _shown_hand(state, seat["seat"])
+            if seat["hand"] != expected:
+                self.breach(viewer, f"seat {seat['seat']} shows {seat['hand']}, not {expected}")
+        if state.seeded:
+            if view["fairness"] is not None:
+                self.breach(viewer, f"a seeded match with fairness {view['fairness']}")
+        elif view["fairness"]["seed"] != (state.seed if state.status == "finished" else None):
+            self.breach(viewer, f"fairness {view['fairness']} at status {state.status}")
         if viewer.seat is None:
             if view["hand"] is not None or view["you"] is not None or view["legal_moves"]:
                 self.breach(viewer, "a spectator view with a hand, a seat or moves")
@@ -231,9 +302,45 @@ class Table:
             if streamed != viewer.events:
                 self.breach(viewer, "the stream differs from the long poll")
 
+    async def check_record(self) -> None:
+        """The finished match's record: its seed the one committed to, its events the log
+        with every hand."""
+        state = await self.truth()
+        answer = await self.get("/record")
+        record = answer.json()
+        if answer.status_code != 200:
+            self.breach(Viewer(None, None), f"the record answered {answer.status_code}")
+            return
+        committed = record["match"]["fairness"]
+        if self.secret:
+            digest = hashlib.sha256(str(record["seed"]).encode()).hexdigest()
+            if record["seed"] != state.seed or committed["commitment"] != digest:
+                self.breach(Viewer(None, None), f"the record's seed {record['seed']}")
+        elif record["seed"] is not None or committed is not None:
+            self.breach(Viewer(None, None), "a seeded match's record shows a seed")
+        stored = await self.api.store.events(self.match_id, 0, MAX_EVENTS * 10)
+        every = [_with_every_hand(e) for e in stored]
+        if record["events"] != every:
+            self.breach(Viewer(None, None), "the record's events are not the log")
+
+
+def _shown_seats(state: Any) -> set[int]:
+    """The seats whose cards every view shows: the AI's, under reveal_ai_hands."""
+    if not state.rules.reveal_ai_hands:
+        return set()
+    return {i for i, seat in enumerate(state.seats) if seat.kind == "ai"}
+
+
+def _shown_hand(state: Any, seat: int) -> list[str] | None:
+    if seat not in _shown_seats(state) or state.status == "waiting":
+        return None
+    return [] if state.status == "finished" else [NAME[c] for c in state.hands[seat]]
+
 
 async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -> Table:
-    body = {"seats": variant.seats, "rules": variant.rules, "seed": variant.seed}
+    body: dict[str, Any] = {"seats": variant.seats, "rules": variant.rules}
+    if not variant.secret:
+        body["seed"] = variant.seed
     created = await api.client.post(
         "/v1/matches", json=body, headers={"Idempotency-Key": f"create-{variant.seed}"}
     )
@@ -244,7 +351,9 @@ async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -
     assert answer["match"]["hand"] is None
     assert answer["match"]["you"] is None
     viewers = [Viewer(None, None)] + [Viewer(t["seat"], t["token"]) for t in answer["tokens"]]
-    return Table(api, answer["match"]["id"], viewers, record)
+    table = Table(api, answer["match"]["id"], viewers, record, variant.secret)
+    table.answers.append(created.text)
+    return table
 
 
 async def play(table: Table, rng: random.Random) -> None:
@@ -277,6 +386,7 @@ async def play(table: Table, rng: random.Random) -> None:
             headers=headers,
         )
         table.record.requests += 1
+        table.answers.append(answer.text)
         assert answer.status_code == 200, answer.text
         table.moves += 1
 
@@ -290,6 +400,7 @@ async def test_no_viewer_learns_a_hidden_card(
         table = await _create(api, variant, reliability_log)
         await play(table, random.Random(variant.seed))
         await table.check_streams()
+        await table.check_record()
         finished = (await table.truth()).status == "finished"
     reliability_log.cases = 1
     reliability_log.failures = len(table.breaches)
@@ -356,6 +467,52 @@ async def test_a_token_works_on_its_own_match_only(
     assert not wrong, "\n".join(wrong)
 
 
+async def test_a_reserved_seat_goes_to_its_old_token_alone(
+    sqlite_url: str, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = "secrecy (reserved seats)"
+    async with serve(sqlite_url, stream_seconds=0.2) as api:
+        tables = []
+        for seed in (21, 22):
+            table = await _create(
+                api, Variant("2p", [HUMAN] * 2, {"target": 1}, seed), reliability_log
+            )
+            await play(table, random.Random(seed))
+            tables.append(table)
+        mine, theirs = ({v.seat: v.token for v in t.viewers if v.token} for t in tables)
+        made = await api.client.post(
+            f"/v1/matches/{tables[0].match_id}/rematch", headers=_bearer(mine[0])
+        )
+        assert made.status_code == 201, made.text
+        new_id = made.json()["match"]["id"]
+        new_view = made.json()["match"]
+        wrong = []
+        if new_view["fairness"]["seed"] is not None or _cards(new_view):
+            wrong.append(f"the waiting rematch shows {new_view}")
+        url = f"/v1/matches/{new_id}/seats/1/join"
+        strangers = [None, "forged", theirs[0], theirs[1], mine[0], made.json()["token"]]
+        for token in strangers:
+            answer = await api.client.post(url, headers=_bearer(token))
+            reliability_log.requests += 1
+            reliability_log.cases += 1
+            if answer.status_code != 409 or "seat-not-open" not in answer.text:
+                wrong.append(f"join by {token and token[:6]}: {answer.status_code} {answer.text}")
+        for token in theirs.values():
+            answer = await api.client.post(
+                f"/v1/matches/{tables[0].match_id}/rematch", headers=_bearer(token)
+            )
+            if answer.status_code != 401:
+                wrong.append(f"rematch by another match's token: {answer.status_code}")
+        record = (await api.client.get(f"/v1/matches/{new_id}/record")).status_code
+        if record != 409:
+            wrong.append(f"the waiting rematch's record answered {record}")
+        claimed = await api.client.post(url, headers=_bearer(mine[1]))
+        if claimed.status_code != 200:
+            wrong.append(f"the old token's claim: {claimed.status_code} {claimed.text}")
+    reliability_log.failures = len(wrong)
+    assert not wrong, "\n".join(wrong)
+
+
 def _rows(database: str, table: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(database) as conn:
         return list(conn.execute(f"SELECT * FROM {table}"))
@@ -372,8 +529,9 @@ def _holds(row: tuple[Any, ...], token: str) -> bool:
 async def test_tokens_are_stored_as_hashes_only(
     sqlite_url: str, reliability_log: ReliabilityRecord
 ) -> None:
-    """After creates, joins and moves, each with an Idempotency-Key: no table holds a token
-    in the clear but the stored answers of the idempotent creates and joins."""
+    """After creates, joins, moves, a rematch and a claim, each with an Idempotency-Key: no
+    table holds a token in the clear but the stored answers of the idempotent creates,
+    joins and rematches."""
     reliability_log.check = "secrecy (tokens at rest)"
     async with serve(sqlite_url, stream_seconds=0.2) as api:
         variant = Variant("2p", [HUMAN, {"kind": "open"}], {"target": 1}, 11)
@@ -385,10 +543,22 @@ async def test_tokens_are_stored_as_hashes_only(
         table.viewers.append(Viewer(1, joined.json()["token"]))
         await play(table, random.Random(11))
         assert not table.breaches, "\n".join(table.breaches[:20])
+        old = {v.seat: v.token for v in table.viewers if v.token}
+        made = await api.client.post(
+            f"/v1/matches/{table.match_id}/rematch",
+            headers={**_bearer(old[1]), "Idempotency-Key": "rematch-1"},
+        )
+        assert made.status_code == 201
+        claimed = await api.client.post(
+            f"/v1/matches/{made.json()['match']['id']}/seats/0/join",
+            headers={**_bearer(old[0]), "Idempotency-Key": "claim-1"},
+        )
+        assert claimed.status_code == 200
     database = sqlite_url.removeprefix("sqlite+aiosqlite:///")
-    tokens = [v.token for v in table.viewers if v.token]
-    hashes = {row[1]: row[2] for row in _rows(database, "seats")}
-    assert sorted(hashes.values()) == sorted(hashlib.sha256(t.encode()).hexdigest() for t in tokens)
+    tokens = [*old.values(), made.json()["token"], claimed.json()["token"]]
+    hashes = [row[2] for row in _rows(database, "seats")]
+    assert sorted(hashes) == sorted(hashlib.sha256(t.encode()).hexdigest() for t in tokens)
+    kept = ("create", "join:", "rematch:")
     wrong = [
         f"{name}: {row[:2]}"
         for name in ("matches", "seats", "events")
@@ -397,16 +567,13 @@ async def test_tokens_are_stored_as_hashes_only(
         if _holds(row, token)
     ]
     answers = _rows(database, "idempotency")
-    assert any(row[0].startswith("join:") for row in answers)
-    assert (
-        sum(1 for row in answers if row[0] not in ("create",) and not row[0].startswith("join:"))
-        > 0
-    )
+    assert {prefix for row in answers for prefix in kept if row[0].startswith(prefix)} == set(kept)
+    assert sum(1 for row in answers if not row[0].startswith(kept)) > 0
     wrong += [
         f"idempotency {row[0][:12]}.../{row[1]}"
         for row in answers
         for token in tokens
-        if _holds(row, token) and row[0] != "create" and not row[0].startswith("join:")
+        if _holds(row, token) and not row[0].startswith(kept)
     ]
     reliability_log.cases = len(tokens)
     reliability_log.failures = len(wrong)

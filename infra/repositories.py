@@ -373,43 +373,30 @@ class SqlMatchStore:
 
     @_reaching_database
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
-        query = (
-            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.created_at)
-            .where(MATCHES.c.has_open_seat)
-            .order_by(MATCHES.c.created_at, MATCHES.c.id)
-            .limit(limit)
-        )
-        if after is not None:
-            created_at, match_id = after
-            query = query.where(
-                or_(
-                    MATCHES.c.created_at > created_at,
-                    and_(MATCHES.c.created_at == created_at, MATCHES.c.id > match_id),
-                )
-            )
-        async with self._engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
-        return [
-            MatchRecord(id=row.id, state=_decode_state(row.state), created_at=row.created_at)
-            for row in rows
-        ]
+        return await self._listed(MATCHES.c.has_open_seat, limit, after, newest_first=False)
 
     @_reaching_database
     async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        return await self._listed(MATCHES.c.status == "active", limit, after, newest_first=True)
+
+    async def _listed(
+        self, which: Any, limit: int, after: tuple[float, str] | None, *, newest_first: bool
+    ) -> list[MatchRecord]:
+        """A page of the matches ``which`` selects, in (created_at, id) order or its
+        reverse, past a lobby cursor."""
+        created, ident = MATCHES.c.created_at, MATCHES.c.id
         query = (
-            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.created_at)
-            .where(MATCHES.c.status == "active")
-            .order_by(MATCHES.c.created_at.desc(), MATCHES.c.id.desc())
+            select(ident, MATCHES.c.state, created)
+            .where(which)
+            .order_by(*((created.desc(), ident.desc()) if newest_first else (created, ident)))
             .limit(limit)
         )
         if after is not None:
-            created_at, match_id = after
-            query = query.where(
-                or_(
-                    MATCHES.c.created_at < created_at,
-                    and_(MATCHES.c.created_at == created_at, MATCHES.c.id < match_id),
-                )
-            )
+            at, match_id = after
+            if newest_first:
+                query = query.where(or_(created < at, and_(created == at, ident < match_id)))
+            else:
+                query = query.where(or_(created > at, and_(created == at, ident > match_id)))
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [

@@ -8,7 +8,7 @@ the stored answer afterwards; ``down`` makes every call fail as a dead database 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,29 +78,34 @@ class FakeReads:
         return self.store.initials.get(match_id)
 
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
-        self.store.check()
-        open_ = sorted(
-            (
-                r
-                for r in self.store.records.values()
-                if any(s.kind == "open" for s in r.state.seats)
-            ),
-            key=lambda r: (r.created_at, r.id),
-        )
-        if after is not None:
-            open_ = [r for r in open_ if (r.created_at, r.id) > after]
-        return open_[:limit]
+        return self._listed(lambda s: any(seat.kind == "open" for seat in s.seats), limit, after)
 
     async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        return self._listed(lambda s: s.status == "active", limit, after, newest_first=True)
+
+    def _listed(
+        self,
+        which: Callable[[MatchState], bool],
+        limit: int,
+        after: tuple[float, str] | None,
+        *,
+        newest_first: bool = False,
+    ) -> list[MatchRecord]:
         self.store.check()
-        playing = sorted(
-            (r for r in self.store.records.values() if r.state.status == "active"),
-            key=lambda r: (r.created_at, r.id),
-            reverse=True,
+
+        def position(r: MatchRecord) -> tuple[float, str]:
+            return (r.created_at, r.id)
+
+        found = sorted(
+            (r for r in self.store.records.values() if which(r.state)),
+            key=position,
+            reverse=newest_first,
         )
         if after is not None:
-            playing = [r for r in playing if (r.created_at, r.id) < after]
-        return playing[:limit]
+            found = [
+                r for r in found if (position(r) < after if newest_first else position(r) > after)
+            ]
+        return found[:limit]
 
     async def seat_tokens(self, match_id: str) -> dict[int, str]:
         self.store.check()

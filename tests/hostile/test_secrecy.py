@@ -459,10 +459,8 @@ async def test_a_token_works_on_its_own_match_only(
                         reliability_log.cases += 1
                         status, problem = REFUSED_AS.get(path, (401, "invalid-token"))
                         if answer.status_code != status or problem not in answer.text:
-                            status = answer.status_code
-                            wrong.append(
-                                f"{method} {path} by {where}: {status} {answer.text[:200]}"
-                            )
+                            got = answer.status_code
+                            wrong.append(f"{method} {path} by {where}: {got} {answer.text[:200]}")
     reliability_log.failures = len(wrong)
     assert not wrong, "\n".join(wrong)
 

@@ -20,9 +20,12 @@ _FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<f
 # Header formats, enforced here and published as patterns in the API document.
 # W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
 IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
-# If-None-Match may list several: a cache holding a few versions offers them all.
+# If-None-Match may list several (a cache holding a few versions offers them all), and, as
+# any list header (RFC 9110, 5.6.1), empty elements, which count for nothing.
 _TAG = r'(W/)?"[0-9]{1,18}"'
-IF_NONE_MATCH_PATTERN = rf"^\s*(\*|{_TAG}(\s*,\s*{_TAG})*)\s*$"
+# Matched on the value without the white space around it (which HTTP strips anyway), so
+# that no run of spaces can be split two ways.
+IF_NONE_MATCH_PATTERN = rf"^(\*|({_TAG})?(\s*,(\s*{_TAG})?)*)$"
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
 # Seqs are stored as 32-bit integers: nine digits always fit, and no match comes near.
 MAX_SEQ = 999_999_999
@@ -135,16 +138,19 @@ def expected_version(if_match: str | None) -> int | None:
 
 
 def not_modified(if_none_match: str | None, version: int) -> bool:
-    """Whether If-None-Match names ``version`` (weakly: W/"17" is "17"), or is ``*``."""
+    """Whether If-None-Match names ``version`` (weakly: W/"17" is "17"), or is ``*``; an
+    empty list names none."""
     if if_none_match is None:
         return False
-    if not _IF_NONE_MATCH.fullmatch(if_none_match):
+    value = if_none_match.strip()
+    if not _IF_NONE_MATCH.fullmatch(value):
         raise invalid(
             "If-None-Match", 'must be *, or "<version>" or W/"<version>", comma-separated'
         )
-    value = if_none_match.strip()
     return value == "*" or any(
-        int(tag.strip().removeprefix("W/").strip('"')) == version for tag in value.split(",")
+        int(tag.strip().removeprefix("W/").strip('"')) == version
+        for tag in value.split(",")
+        if tag.strip()
     )
 
 

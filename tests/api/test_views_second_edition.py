@@ -47,23 +47,26 @@ async def test_if_none_match_naming_the_version_is_304(stored: InProcess) -> Non
     created = await create(client)
     match_id, seat = created["match"]["id"], tokens(created)
     url = f"/v1/matches/{match_id}"
-    for header in ('"0"', 'W/"0"', '"7", "0"', ' W/"3" ,W/"0" ', "*"):
+    for header in ('"0"', 'W/"0"', '"7", "0"', ' W/"3" ,W/"0" ', '"0",', ', ,"0"', "*"):
         for auth in ({}, bearer(seat[0])):
             answer = await client.get(url, headers={**auth, "If-None-Match": header})
             assert answer.status_code == 304, (header, answer.text)
             assert answer.content == b""
             assert answer.headers["etag"] == '"0"'
             assert {k: answer.headers[k] for k in CACHING} == CACHING
-    for header in ('"1"', 'W/"10"', '"00"'):
+    # An empty list (RFC 9110 lists may hold empty elements) names no version.
+    for header in ('"1"', 'W/"10"', '"00"', "", ",", " , "):
         answer = await client.get(url, headers={"If-None-Match": header})
-        # "00" names version 0 too: the digits are a number.
-        assert answer.status_code == (304 if header == '"00"' else 200)
+        # "00" names version 0 too: the digits are a number, as in If-Match.
+        assert answer.status_code == (304 if header == '"00"' else 200), header
     await client.post(f"{url}/moves", json={"card": "5S"}, headers=bearer(seat[1]))
     answer = await client.get(url, headers={"If-None-Match": '"0"'})
     assert (answer.status_code, answer.headers["etag"], answer.json()["version"]) == (200, '"1"', 1)
 
 
-@pytest.mark.parametrize("header", ["0", '"zero"', "W/0", '"0",', "", '"' + "9" * 19 + '"'])
+@pytest.mark.parametrize(
+    "header", ["0", '"zero"', "W/0", '"0" "1"', '*, "0"', "**", '"' + "9" * 19 + '"']
+)
 async def test_a_malformed_if_none_match_is_400(stored: InProcess, header: str) -> None:
     match_id = (await create(stored.client))["match"]["id"]
     answer = await stored.client.get(f"/v1/matches/{match_id}", headers={"If-None-Match": header})

@@ -8,7 +8,7 @@ the stored answer afterwards; ``down`` makes every call fail as a dead database 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
 from service.ports import (
     Answer,
+    Change,
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
@@ -78,14 +79,42 @@ class FakeReads:
         return self.store.initials.get(match_id)
 
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        # A match that ended waiting keeps its open seats, but leaves the lobby.
+        def lists(s: MatchState) -> bool:
+            return s.status == "waiting" and any(seat.kind == "open" for seat in s.seats)
+
+        return self._listed(lists, limit, after)
+
+    async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        return self._listed(lambda s: s.status == "active", limit, after, newest_first=True)
+
+    def _listed(
+        self,
+        which: Callable[[MatchState], bool],
+        limit: int,
+        after: tuple[float, str] | None,
+        *,
+        newest_first: bool = False,
+    ) -> list[MatchRecord]:
         self.store.check()
-        open_ = sorted(
-            (r for r in self.store.records.values() if r.state.status == "waiting"),
-            key=lambda r: (r.created_at, r.id),
+
+        def position(r: MatchRecord) -> tuple[float, str]:
+            return (r.created_at, r.id)
+
+        found = sorted(
+            (r for r in self.store.records.values() if which(r.state)),
+            key=position,
+            reverse=newest_first,
         )
         if after is not None:
-            open_ = [r for r in open_ if (r.created_at, r.id) > after]
-        return open_[:limit]
+            found = [
+                r for r in found if (position(r) < after if newest_first else position(r) > after)
+            ]
+        return found[:limit]
+
+    async def seat_tokens(self, match_id: str) -> dict[int, str]:
+        self.store.check()
+        return {seat: h for h, seat in self.store.tokens.get(match_id, {}).items()}
 
     async def ai_turns(self) -> list[str]:
         self.store.check()
@@ -169,6 +198,22 @@ class FakeStore:
         for seat, h in (token_hashes or {}).items():
             self.tokens[match_id][h] = seat
         self.keys.keep(answer)
+
+    async def create_rematch(
+        self,
+        offer: Change,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+    ) -> None:
+        self.check()
+        if self.records[offer.match_id].state.version != offer.expected_version:
+            raise VersionConflict(offer.match_id)
+        await self.save(
+            offer.match_id, offer.expected_version, offer.state, offer.events, due_at=offer.due_at
+        )
+        await self.create(record, events, token_hashes, answer)
 
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:

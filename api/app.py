@@ -28,6 +28,7 @@ from api.controllers.pages import SWAGGER_ASSETS, swagger_assets
 from api.controllers.problems import problem_page
 from api.controllers.records import RecordController
 from api.controllers.rematch import RematchController
+from api.controllers.reviews import ReviewController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.controllers.web import start_screen, static_files
@@ -172,6 +173,7 @@ def create_app(
             SeatController,
             RematchController,
             RecordController,
+            ReviewController,
             HealthController,
             Router(
                 "/",

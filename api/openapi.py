@@ -156,6 +156,11 @@ _VIEW_LINKS = {
     "streamEvents": {"operationId": "streamEvents", "parameters": {"match_id": _VIEW_ID}},
     "getScores": {"operationId": "getScores", "parameters": {"match_id": _VIEW_ID}},
     "getRecord": {"operationId": "getRecord", "parameters": {"match_id": _VIEW_ID}},
+    "getReview": {
+        "operationId": "getReview",
+        "description": "The coach's review of the first seat, once the match is finished",
+        "parameters": {"match_id": _VIEW_ID, "seat": "$response.body#/seats/0/seat"},
+    },
 }
 # A rematch's answer holds its id and the caller's new token; its reserved seats wait for
 # the other players' old tokens.

@@ -254,9 +254,7 @@ def move_view(state: MatchState, move: Move) -> MoveView:
 
 
 def _move_view(table: Sequence[int], move: Move, sweep: bool) -> MoveView:
-    # The cards taken in table order, as the table and the card_played event show them.
-    taken = move.capture
-    return MoveView(NAME[move.card], tuple(NAME[c] for c in table if c in taken), sweep)
+    return MoveView(NAME[move.card], tuple(NAME[c] for c in move.taken_from(table)), sweep)
 
 
 def match_view(

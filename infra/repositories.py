@@ -29,10 +29,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
+from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
-from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
+from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.ports import (
     Change,
     Idempotency,
@@ -46,6 +47,7 @@ MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
 IDEMPOTENCY: Table = IdempotencyRow.__table__  # type: ignore[assignment]
+REVIEWS: Table = ReviewRow.__table__  # type: ignore[assignment]
 
 # A claim this old belongs to a request that crashed: its key may be claimed again.
 CLAIM_TTL = 60.0
@@ -57,6 +59,7 @@ OPERATION_SECONDS = 5.0
 _encode = msgspec.msgpack.Encoder().encode
 _decode_state = msgspec.msgpack.Decoder(MatchState).decode
 _decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
+_decode_review = msgspec.msgpack.Decoder(Review).decode
 
 _PG_GET = "SELECT state, created_at, due_at FROM matches WHERE id = $1"
 _PG_GET_FOR_TOKEN = """
@@ -422,6 +425,25 @@ class SqlMatchStore:
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [_record(row.id, row[1:]) for row in rows]
+
+    @_reaching_database
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        dialect = postgresql if self._postgres else sqlite
+        row = {
+            "match_id": match_id,
+            "seat": review.seat,
+            "body": _encode(review),
+            "created_at": self._clock(),
+        }
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(dialect.insert(REVIEWS).values(**row).on_conflict_do_nothing())
+
+    @_reaching_database
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        query = select(REVIEWS.c.body).where(REVIEWS.c.match_id == match_id, REVIEWS.c.seat == seat)
+        async with self._engine.connect() as conn:
+            body = (await conn.execute(query)).scalar_one_or_none()
+        return None if body is None else _decode_review(body)
 
     @_reaching_database
     async def seat_tokens(self, match_id: str) -> dict[int, str]:

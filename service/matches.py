@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import msgspec
 from msgspec import Meta
 
+from domain.ai.review import Review
 from domain.errors import (
     CannotAbort,
     InvalidMove,
@@ -84,6 +85,7 @@ from service.ports import (
     VersionConflict,
 )
 from service.recent import RecentMatches
+from service.reviews import Reviews
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +261,7 @@ class MatchService:
         self.lifecycle = lifecycle or Lifecycle()
         self.once = Once(keys)
         self.feed = Feed(reads, bus, self._last_seq, monotonic)
+        self.reviews = Reviews(matches, reads, ai)
         self.recent = RecentMatches()
 
     # -- who is asking --------------------------------------------------------------
@@ -712,6 +715,14 @@ class MatchService:
         move, reason = await ai.decide(state, seat, level, _ai_seed(state))
         view = move_view(state, move)
         return Hint(view.card, view.capture, view.sweep, level, reason)
+
+    async def review(self, caller: Caller, seat: int, *, compute: bool = True) -> Review | None:
+        """The expert's judgement of each card ``seat`` played in the finished match;
+        without ``compute``, only the refusal it would meet (None)."""
+        if not compute:
+            self.reviews.check(caller.record, seat)
+            return None
+        return await self.reviews.of(caller.record, seat)
 
     async def record(self, caller: Caller) -> Record:
         """A finished match whole: the seed, every deck and every hand."""

@@ -11,6 +11,7 @@ from typing import Protocol
 
 import msgspec
 
+from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState
 from domain.moves import Move
@@ -112,6 +113,9 @@ class MatchRepository(Protocol):
         """``create`` the rematch and ``save`` the finished match's ``offer`` of it, in one
         transaction: VersionConflict, and nothing stored, when the old match has moved on."""
 
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        """Store a finished match's review of one seat; a review already kept stands."""
+
 
 class MatchReads(Protocol):
     """The read side: what queries across matches or along a match's log need."""
@@ -131,6 +135,9 @@ class MatchReads(Protocol):
 
     async def seat_tokens(self, match_id: str) -> dict[int, str]:
         """The token hash of each seat that has one."""
+
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        """The review of the seat kept for the match, if one was."""
 
     async def ai_turns(self) -> list[str]:
         """Ids of active matches whose seat to play is an AI seat."""
@@ -183,6 +190,9 @@ class AiPlayer(Protocol):
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         """The move ``level`` plays for ``seat``, and why."""
+
+    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
+        """``domain.ai.review`` of the finished match ``events`` took from ``initial``."""
 
 
 class MatchObserver(Protocol):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.ai import LEVELS
+from domain.ai.review import Review, review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
@@ -112,6 +113,10 @@ class FakeReads:
             ]
         return found[:limit]
 
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        self.store.check()
+        return self.store.reviews.get((match_id, seat))
+
     async def seat_tokens(self, match_id: str) -> dict[int, str]:
         self.store.check()
         return {seat: h for h, seat in self.store.tokens.get(match_id, {}).items()}
@@ -141,6 +146,7 @@ class FakeStore:
     log: dict[str, list[StoredEvent]] = field(default_factory=dict)
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)
     initials: dict[str, MatchState] = field(default_factory=dict)
+    reviews: dict[tuple[str, int], Review] = field(default_factory=dict)
     down: bool = False
     saves: int = 0
 
@@ -215,6 +221,10 @@ class FakeStore:
         )
         await self.create(record, events, token_hashes, answer)
 
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        self.check()
+        self.reviews.setdefault((match_id, review.seat), review)
+
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:
     """A ``MatchService`` on the fakes (a new store and bus unless given)."""
@@ -267,8 +277,13 @@ class FirstMoveAi:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.reviews = 0
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         assert state.turn == seat
         self.calls += 1
         return legal_moves(state)[0], f"{level}: the first legal move"
+
+    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
+        self.reviews += 1
+        return await asyncio.to_thread(review, initial, events, seat)

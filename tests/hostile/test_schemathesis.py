@@ -408,6 +408,9 @@ def _finish(walker: Walker, created: Step, last_move: Step) -> list[Any]:
     record = walker.follow(view, "getRecord")
     assert _status(record) == 200
     assert record.body["match"]["scores"] == view.body["scores"]
+    review = walker.follow(view, "getReview")
+    assert _status(review) == 200, review.body
+    assert review.body["seat"] == 0
     again = walker.follow(created, "rematchMatch")
     assert _status(again) == 201, again.body
     assert _status(walker.follow(again, "getMatch")) == 200

@@ -26,6 +26,9 @@ from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
 from api.controllers.pages import SWAGGER_ASSETS, swagger_assets
 from api.controllers.problems import problem_page
+from api.controllers.records import RecordController
+from api.controllers.rematch import RematchController
+from api.controllers.reviews import ReviewController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.controllers.web import start_screen, static_files
@@ -168,6 +171,9 @@ def create_app(
             ScoreController,
             HintController,
             SeatController,
+            RematchController,
+            RecordController,
+            ReviewController,
             HealthController,
             Router(
                 "/",

@@ -74,3 +74,14 @@ class IdempotencyRow(Base):
     fingerprint: Mapped[str] = mapped_column(String)
     body: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[float] = mapped_column(Double, index=True)
+
+
+class ReviewRow(Base):
+    """The coach's review of one seat of a finished match, kept once computed."""
+
+    __tablename__ = "reviews"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)
+    body: Mapped[bytes] = mapped_column(LargeBinary)  # domain.ai.review.Review, msgpack
+    created_at: Mapped[float] = mapped_column(Double)

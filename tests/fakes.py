@@ -8,16 +8,18 @@ the stored answer afterwards; ``down`` makes every call fail as a dead database 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.ai import LEVELS
+from domain.ai.review import Review, review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
 from service.ports import (
     Answer,
+    Change,
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
@@ -78,14 +80,46 @@ class FakeReads:
         return self.store.initials.get(match_id)
 
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        # A match that ended waiting keeps its open seats, but leaves the lobby.
+        def lists(s: MatchState) -> bool:
+            return s.status == "waiting" and any(seat.kind == "open" for seat in s.seats)
+
+        return self._listed(lists, limit, after)
+
+    async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        return self._listed(lambda s: s.status == "active", limit, after, newest_first=True)
+
+    def _listed(
+        self,
+        which: Callable[[MatchState], bool],
+        limit: int,
+        after: tuple[float, str] | None,
+        *,
+        newest_first: bool = False,
+    ) -> list[MatchRecord]:
         self.store.check()
-        open_ = sorted(
-            (r for r in self.store.records.values() if r.state.status == "waiting"),
-            key=lambda r: (r.created_at, r.id),
+
+        def position(r: MatchRecord) -> tuple[float, str]:
+            return (r.created_at, r.id)
+
+        found = sorted(
+            (r for r in self.store.records.values() if which(r.state)),
+            key=position,
+            reverse=newest_first,
         )
         if after is not None:
-            open_ = [r for r in open_ if (r.created_at, r.id) > after]
-        return open_[:limit]
+            found = [
+                r for r in found if (position(r) < after if newest_first else position(r) > after)
+            ]
+        return found[:limit]
+
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        self.store.check()
+        return self.store.reviews.get((match_id, seat))
+
+    async def seat_tokens(self, match_id: str) -> dict[int, str]:
+        self.store.check()
+        return {seat: h for h, seat in self.store.tokens.get(match_id, {}).items()}
 
     async def ai_turns(self) -> list[str]:
         self.store.check()
@@ -112,6 +146,7 @@ class FakeStore:
     log: dict[str, list[StoredEvent]] = field(default_factory=dict)
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)
     initials: dict[str, MatchState] = field(default_factory=dict)
+    reviews: dict[tuple[str, int], Review] = field(default_factory=dict)
     down: bool = False
     saves: int = 0
 
@@ -170,6 +205,26 @@ class FakeStore:
             self.tokens[match_id][h] = seat
         self.keys.keep(answer)
 
+    async def create_rematch(
+        self,
+        offer: Change,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+    ) -> None:
+        self.check()
+        if self.records[offer.match_id].state.version != offer.expected_version:
+            raise VersionConflict(offer.match_id)
+        await self.save(
+            offer.match_id, offer.expected_version, offer.state, offer.events, due_at=offer.due_at
+        )
+        await self.create(record, events, token_hashes, answer)
+
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        self.check()
+        self.reviews.setdefault((match_id, review.seat), review)
+
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:
     """A ``MatchService`` on the fakes (a new store and bus unless given)."""
@@ -222,8 +277,13 @@ class FirstMoveAi:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.reviews = 0
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         assert state.turn == seat
         self.calls += 1
         return legal_moves(state)[0], f"{level}: the first legal move"
+
+    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
+        self.reviews += 1
+        return await asyncio.to_thread(review, initial, events, seat)

@@ -21,9 +21,9 @@ from api.app import MAX_BODY_BYTES
 from infra.cli import KEEP_ALIVE_SECONDS
 from infra.db import POOL_SIZE
 from service.feed import HEARTBEAT_SECONDS, MAX_WAIT
+from tests.support.nginx import CONF, local_conf
 
 ROOT = Path(__file__).resolve().parents[2]
-CONF = ROOT / "deploy" / "nginx.conf"
 STREAM_PATH = "/v1/matches/{match_id}/events/stream"
 
 
@@ -212,6 +212,13 @@ def test_the_access_log_holds_no_query_string(http: Directive) -> None:
     for variable in ("$request ", "$request_uri", "$args", "$query_string", "$arg_"):
         assert variable not in f"{used} ", variable
     assert "$uri" in used
+    assert "$upstream_addr" in used
+
+
+def test_the_error_log_quotes_no_request(conf: Directive) -> None:
+    # Below crit, a request that failed upstream is logged with its whole request line.
+    (error_log,) = conf.all("error_log")
+    assert error_log.args[1] in ("crit", "alert", "emerg")
 
 
 def test_postgres_takes_every_pool(services: dict[str, Any]) -> None:
@@ -237,10 +244,7 @@ def test_every_replica_leaves_the_ai_to_the_workers(services: dict[str, Any]) ->
 
 @pytest.mark.skipif(shutil.which("nginx") is None, reason="nginx is not installed")
 def test_nginx_accepts_the_configuration(tmp_path: Path) -> None:
-    # The upstreams' names resolve only inside compose's network: loopback stands in.
-    text = re.sub(r"\bserver (api-\d+):", "server 127.0.0.1:", CONF.read_text())
-    copy = tmp_path / "nginx.conf"
-    copy.write_text(text.replace("pid /tmp/nginx.pid;", f"pid {tmp_path}/nginx.pid;"))
+    copy = local_conf(tmp_path, ["127.0.0.1:8001", "127.0.0.1:8002"])
     checked = subprocess.run(
         ["nginx", "-t", "-q", "-p", str(tmp_path), "-c", str(copy)],
         capture_output=True,

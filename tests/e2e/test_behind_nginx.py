@@ -9,8 +9,8 @@ its upstream failed). Skipped where nginx is not installed
 from __future__ import annotations
 
 import contextlib
-import os
 import json
+import os
 import shutil
 import subprocess
 import time

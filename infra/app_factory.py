@@ -84,6 +84,7 @@ def build_app(settings: Settings) -> Litestar:
         await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
         if isinstance(bus, PostgresEventBus):
             await bus.stop()
+        await store.settle()
         await engine.dispose()
 
     return create_app(

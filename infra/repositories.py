@@ -137,10 +137,10 @@ def _reaching_database(
         try:
             done, _ = await asyncio.wait((call,), timeout=OPERATION_SECONDS)
         except BaseException:
-            _abandon(call)
+            store.abandon(call)
             raise
         if not done:
-            _abandon(call)
+            store.abandon(call)
             raise DatabaseUnavailable(f"no answer in {OPERATION_SECONDS:.0f} s")
         try:
             return call.result()
@@ -150,12 +150,6 @@ def _reaching_database(
             raise
 
     return guarded
-
-
-def _abandon(call: asyncio.Future[Any]) -> None:
-    call.cancel()
-    # Whatever it ends with is nobody's to handle now: mark it seen.
-    call.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[str, Any]:
@@ -194,6 +188,21 @@ class SqlMatchStore:
         self._notify = notify
         self._claim_ttl = claim_ttl
         self._clock = clock
+        self._abandoned: set[asyncio.Future[Any]] = set()
+
+    def abandon(self, call: asyncio.Future[Any]) -> None:
+        """Cancel a call nobody waits for any more; it lets go of its connection aside."""
+        call.cancel()
+        # Whatever it ends with is nobody's to handle now: mark it seen.
+        call.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._abandoned.add(call)
+        call.add_done_callback(self._abandoned.discard)
+
+    async def settle(self) -> None:
+        """Wait (a bounded time) for the abandoned calls to let go of their connections:
+        an engine disposed under one leaves it waiting on a driver that is gone."""
+        if self._abandoned:
+            await asyncio.wait(self._abandoned, timeout=OPERATION_SECONDS)
 
     @_reaching_database
     async def create(

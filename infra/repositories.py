@@ -31,9 +31,11 @@ from sqlalchemy.util import greenlet_spawn
 
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
+from infra import ai_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
 from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
 from service.ports import (
+    AiBacklog,
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
@@ -64,10 +66,11 @@ FROM matches AS m LEFT JOIN seats AS s ON s.match_id = m.id AND s.token_hash = $
 WHERE m.id = $1"""
 # A save in one statement, so one transaction: the state at the expected version (on a
 # race the row lock queues the writers and each re-reads the version, so only the first
-# finds the one it expected), and only then the events, token hashes and idempotent
-# answer; NOTIFY, when asked for, goes out on commit. An empty array adds no rows, a NULL
-# scope no answer. The answer fills the request's claim, else takes the key: held by
-# another request, the insert fails on the key and the whole save with it.
+# finds the one it expected), and only then the events, token hashes, idempotent answer
+# and the match's pending AI turn (infra.ai_queue); NOTIFY, when asked for, goes out on
+# commit. An empty array adds no rows, a NULL scope no answer. The answer fills the
+# request's claim, else takes the key: held by another request, the insert fails on the
+# key and the whole save with it.
 _PG_SAVE = """
 WITH moved AS (
     UPDATE matches
@@ -94,6 +97,13 @@ WITH moved AS (
     SELECT $14, $15, $17, $18, $6
     FROM moved
     WHERE $14 IS NOT NULL AND NOT EXISTS (SELECT FROM filled)
+), queued AS (
+    INSERT INTO ai_turns (match_id, human, ready_at)
+    SELECT moved.id, $19, $20 FROM moved WHERE $8
+    ON CONFLICT (match_id) DO UPDATE
+    SET human = excluded.human, ready_at = excluded.ready_at, lease_until = NULL
+), dequeued AS (
+    DELETE FROM ai_turns USING moved WHERE ai_turns.match_id = moved.id AND NOT $8
 )
 """
 # $3 to $9, in the order of the SET above.
@@ -107,7 +117,7 @@ _SAVED_COLUMNS = (
     "due_at",
 )
 _PG_SAVED = _PG_SAVE + "SELECT 1 FROM moved"
-_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($19, $20) FROM moved"
+_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($21, $22) FROM moved"
 
 # Raised by asyncpg before anything is sent: the statement can go again elsewhere.
 _UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
@@ -173,6 +183,8 @@ class SqlMatchStore:
 
     ``notify`` (Postgres only) names a channel: each save sends ``"<match id>:<seq>"`` on
     it, delivered when the save commits, for ``PostgresEventBus`` listeners.
+    ``ai_only_pace``: seconds between the moves of a match of AI seats only
+    (``infra.ai_queue``).
     """
 
     def __init__(
@@ -182,6 +194,7 @@ class SqlMatchStore:
         notify: str | None = None,
         claim_ttl: float = CLAIM_TTL,
         clock: Callable[[], float] = time.time,
+        ai_only_pace: float = 0.0,
     ) -> None:
         self._engine = engine
         self._postgres = engine.dialect.name == "postgresql"
@@ -190,6 +203,7 @@ class SqlMatchStore:
         self._notify = notify
         self._claim_ttl = claim_ttl
         self._clock = clock
+        self._ai_only_pace = ai_only_pace
 
     @_reaching_database
     async def create(
@@ -217,6 +231,9 @@ class SqlMatchStore:
             await _add_seats(conn, record.id, token_hashes)
             if answer is not None:
                 await _keep_answer(conn, *answer, now)
+            turn = ai_queue.pending_turn(record.state, now, self._ai_only_pace, created=True)
+            if turn is not None:
+                await ai_queue.requeue(conn, record.id, turn)
 
     @_reaching_database
     async def get(self, match_id: str) -> MatchRecord | None:
@@ -285,9 +302,10 @@ class SqlMatchStore:
     ) -> None:
         now = self._clock()
         columns = _state_columns(state, now, due_at)
+        turn = ai_queue.pending_turn(state, now, self._ai_only_pace)
         if self._postgres:
             await self._pg_save(
-                match_id, expected_version, state.seq, columns, events, token_hashes, answer
+                match_id, expected_version, state.seq, columns, events, token_hashes, answer, turn
             )
             return
         async with write_transaction(self._engine) as conn:
@@ -303,6 +321,7 @@ class SqlMatchStore:
                 await _add_seats(conn, match_id, token_hashes)
             if answer is not None:
                 await _keep_answer(conn, *answer, now)
+            await ai_queue.requeue(conn, match_id, turn)
 
     async def _pg_save(
         self,
@@ -313,6 +332,7 @@ class SqlMatchStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str] | None,
         answer: tuple[Idempotency, StoredAnswer] | None,
+        turn: dict[str, Any] | None,
     ) -> None:
         hashes = token_hashes or {}
         request, kept = answer if answer is not None else (None, None)
@@ -329,6 +349,9 @@ class SqlMatchStore:
             request and request.fingerprint,
             kept and kept.fingerprint,
             kept and kept.body,
+            # Unused without a turn ($8 false), but typed all the same.
+            turn is not None and turn["human"],
+            turn["ready_at"] if turn is not None else 0.0,
         ]
         query = _PG_SAVED
         if self._notify is not None:
@@ -400,11 +423,34 @@ class SqlMatchStore:
         return [_record(row.id, row[1:]) for row in rows]
 
     @_reaching_database
-    async def ai_turns(self) -> list[str]:
-        # Longest waiting first, so a backlog after a restart drains fairly.
-        query = select(MATCHES.c.id).where(MATCHES.c.ai_turn).order_by(MATCHES.c.updated_at)
+    async def claim_ai_turn(self, lease_seconds: float) -> str | None:
+        """The match of the most urgent AI turn, leased to the caller for
+        ``lease_seconds``; None when no turn is ready (``infra.ai_queue``)."""
+        async with write_transaction(self._engine) as conn:
+            claimed = await conn.execute(ai_queue.claim_statement(self._clock(), lease_seconds))
+            return claimed.scalar_one_or_none()
+
+    @_reaching_database
+    async def ai_backlog(self) -> AiBacklog:
         async with self._engine.connect() as conn:
-            return list((await conn.execute(query)).scalars().all())
+            ready, oldest = (await conn.execute(ai_queue.backlog_statement(self._clock()))).one()
+        return AiBacklog(int(ready), oldest)
+
+    @_reaching_database
+    async def beat(self, worker: str, capacity: int) -> None:
+        async with write_transaction(self._engine) as conn:
+            await ai_queue.beat(conn, worker, capacity, self._clock())
+
+    @_reaching_database
+    async def leave(self, worker: str) -> None:
+        async with write_transaction(self._engine) as conn:
+            await ai_queue.leave(conn, worker)
+
+    @_reaching_database
+    async def ai_capacity(self) -> int:
+        async with self._engine.connect() as conn:
+            found = await conn.execute(ai_queue.capacity_statement(self._clock()))
+            return int(found.scalar_one())
 
     @_reaching_database
     async def due(self, now: float, limit: int) -> list[str]:

@@ -54,6 +54,14 @@ class MatchRecord(msgspec.Struct, frozen=True):
 Answer = tuple[Idempotency, StoredAnswer]
 
 
+class AiBacklog(msgspec.Struct, frozen=True):
+    """The AI turns ready to be played, across every process: how many, and since when the
+    oldest has been ready (unix seconds; None when none is)."""
+
+    ready: int
+    oldest_ready_at: float | None
+
+
 class MatchRepository(Protocol):
     """The matches themselves: every change is stored at a version, or not at all."""
 
@@ -103,8 +111,12 @@ class MatchReads(Protocol):
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         """Matches with an open seat, oldest first (by created_at, then id), after a cursor."""
 
-    async def ai_turns(self) -> list[str]:
-        """Ids of active matches whose seat to play is an AI seat."""
+    async def ai_backlog(self) -> AiBacklog:
+        """The AI turns waiting to be played."""
+
+    async def ai_capacity(self) -> int:
+        """How many AI decisions the processes playing AI turns can make at once, as they
+        last said (0: none is running)."""
 
     async def due(self, now: float, limit: int) -> list[str]:
         """Ids of matches whose ``due_at`` is at or before ``now``, longest overdue first,

@@ -21,7 +21,7 @@ import itertools
 import logging
 import multiprocessing
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol, TypeVar
@@ -161,7 +161,8 @@ class PooledAi:
         self._replacing = asyncio.Lock()
         self.missing = False
         self._checker: asyncio.Task[None] | None = None
-        self.on_missing: Callable[[bool], None] | None = None
+        # Awaited as the pool goes missing and comes back (the heartbeat tells the store).
+        self.on_missing: Callable[[bool], Awaitable[None]] | None = None
 
     @property
     def capacity(self) -> int:
@@ -228,7 +229,7 @@ class PooledAi:
             if self.executor is not broken:
                 return  # another decision replaced it already
             log.error("the AI pool lost a process; starting a new pool")
-            self._set_missing(True)
+            await self._set_missing(True)
             broken.shutdown(wait=False, cancel_futures=True)
             while True:
                 fresh = self._make(self.workers)
@@ -241,11 +242,11 @@ class PooledAi:
                     continue
                 break
             self.executor = fresh
-            self._set_missing(False)
+            await self._set_missing(False)
             log.info("the new AI pool is up")
 
-    def _set_missing(self, missing: bool) -> None:
+    async def _set_missing(self, missing: bool) -> None:
         self.missing = missing
         self.observer.pool_missing(missing)
         if self.on_missing is not None:
-            self.on_missing(missing)
+            await self.on_missing(missing)

@@ -51,7 +51,7 @@ def pending_turn(
     human = has_human(state)
     # A match of AI seats only waits its pace after a move, not before its first.
     ready_at = now if human or created else now + ai_only_pace
-    return {"human": human, "ready_at": ready_at, "lease_until": None}
+    return {"human": human, "ready_at": ready_at, "lease_until": None, "leased_by": None}
 
 
 async def requeue(conn: AsyncConnection, match_id: str, turn: dict[str, Any] | None) -> None:
@@ -64,8 +64,8 @@ async def requeue(conn: AsyncConnection, match_id: str, turn: dict[str, Any] | N
     await conn.execute(upsert.on_conflict_do_update(index_elements=["match_id"], set_=turn))
 
 
-def claim_statement(now: float, lease_seconds: float) -> Any:
-    """Lease the most urgent ready turn nobody holds; RETURNING its match id."""
+def claim_statement(now: float, lease_seconds: float, by: str) -> Any:
+    """Lease the most urgent ready turn nobody holds to ``by``; RETURNING its match id."""
     free = (TURNS.c.lease_until.is_(None)) | (TURNS.c.lease_until <= now)
     chosen = (
         select(TURNS.c.match_id)
@@ -78,8 +78,17 @@ def claim_statement(now: float, lease_seconds: float) -> Any:
     return (
         update(TURNS)
         .where(TURNS.c.match_id == chosen)
-        .values(lease_until=now + lease_seconds)
+        .values(lease_until=now + lease_seconds, leased_by=by)
         .returning(TURNS.c.match_id)
+    )
+
+
+def renew_statement(match_id: str, now: float, lease_seconds: float, by: str) -> Any:
+    """Extend ``by``'s lease on the turn, if it still holds it."""
+    return (
+        update(TURNS)
+        .where(TURNS.c.match_id == match_id, TURNS.c.leased_by == by)
+        .values(lease_until=now + lease_seconds)
     )
 
 

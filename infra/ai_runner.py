@@ -3,12 +3,12 @@
 processes.
 
 ``AiRunner`` claims turns while it has a free slot (as many as its AI pool decides at
-once, so a claimed turn is decided at once rather than aging under its lease), and
-plays each. It claims again as soon as a slot frees, when told of a change (``kick``:
-a move in this process, or a NOTIFY from another), and otherwise every
-``poll_seconds``, which is also when a paced AI-only match's next turn comes ready.
-Nothing is kept between claims: a turn left by a process that died is claimed again
-once its lease lapses.
+once, so a claimed turn is decided at once), and plays each, renewing its lease while
+it does. It claims again as soon as a slot frees, when told of a change (``kick``: a
+move in this process, or a NOTIFY from another), and otherwise every ``poll_seconds``,
+which is also when a paced AI-only match's next turn comes ready. Nothing is kept
+between claims: a turn left by a process that died is claimed by another once its lease
+lapses, within ``lease_seconds`` however long a decision takes.
 
 ``Heartbeat`` tells the store, every few seconds and whenever it changes, how many
 decisions this process can make at once, for ``/ready`` and the metrics.
@@ -26,10 +26,13 @@ from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
+Claim = Callable[[float, str], Awaitable[str | None]]
+Renew = Callable[[str, float, str], Awaitable[None]]
+
 POLL_SECONDS = 0.25
-# A claimed turn is another's after this long unplayed: well past a decision's budget,
-# short enough that a killed runner's turn is played within seconds.
-LEASE_SECONDS = 3.0
+# A claimed turn is another's after this long without a renewal (one every third of it):
+# a killed runner's turn is played by another within seconds.
+LEASE_SECONDS = 2.0
 BEAT_SECONDS = 2.0
 
 
@@ -41,23 +44,21 @@ async def _until(event: asyncio.Event, seconds: float) -> None:
             await event.wait()
 
 
-def lease_for(budget_ms: float) -> float:
-    """The lease of a claim: a decision's budget twice over on top of the base."""
-    return LEASE_SECONDS + 2 * budget_ms / 1000
-
-
 class AiRunner:
     def __init__(
         self,
         slots: int = 1,
         poll_seconds: float = POLL_SECONDS,
         lease_seconds: float = LEASE_SECONDS,
+        name: str = "",
     ) -> None:
         self.slots = max(slots, 1)
         self.poll_seconds = poll_seconds
         self.lease_seconds = lease_seconds
+        self.name = name or worker_id()
         self._play: Callable[[str], Awaitable[object]] | None = None
-        self._claim: Callable[[float], Awaitable[str | None]] | None = None
+        self._claim: Claim | None = None
+        self._renew: Renew | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._wake = asyncio.Event()
         self._claimer: asyncio.Task[None] | None = None
@@ -69,11 +70,14 @@ class AiRunner:
     async def start(
         self,
         play: Callable[[str], Awaitable[object]],
-        claim: Callable[[float], Awaitable[str | None]],
+        claim: Claim,
+        renew: Renew | None = None,
     ) -> None:
-        """``claim(lease_seconds)`` leases a pending turn's match; ``play`` plays it."""
+        """``claim(lease_seconds, name)`` leases a pending turn's match to this runner;
+        ``play`` plays it; ``renew(match, lease_seconds, name)`` extends the lease."""
         self._play = play
         self._claim = claim
+        self._renew = renew
         self._claimer = asyncio.create_task(self._claim_forever(), name="ai-claims")
 
     async def stop(self) -> None:
@@ -81,7 +85,7 @@ class AiRunner:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._play = self._claim = self._claimer = None
+        self._play = self._claim = self._renew = self._claimer = None
         self._tasks.clear()
 
     async def _claim_forever(self) -> None:
@@ -90,7 +94,7 @@ class AiRunner:
             self._wake.clear()
             try:
                 while len(self._tasks) < self.slots:
-                    match_id = await self._claim(self.lease_seconds)
+                    match_id = await self._claim(self.lease_seconds, self.name)
                     if match_id is None:
                         break
                     # Leased again while this process still plays it: the lease is renewed.
@@ -112,6 +116,7 @@ class AiRunner:
             await _until(self._wake, self.poll_seconds)
 
     async def _run(self, match_id: str) -> None:
+        renewing = asyncio.create_task(self._renew_forever(match_id), name=f"lease:{match_id}")
         try:
             if self._play is not None:
                 await self._play(match_id)
@@ -121,8 +126,20 @@ class AiRunner:
             # The lease lapses and the turn is claimed again, once the cause is gone.
             log.exception("AI turn of match %s failed", match_id)
         finally:
+            renewing.cancel()
             self._tasks.pop(match_id, None)
             self._wake.set()  # a slot is free
+
+    async def _renew_forever(self, match_id: str) -> None:
+        while self._renew is not None:
+            await asyncio.sleep(self.lease_seconds / 3)
+            try:
+                await self._renew(match_id, self.lease_seconds, self.name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # Lapsed, another may play the turn too: the store keeps one of the moves.
+                log.debug("the lease on match %s was not renewed", match_id, exc_info=True)
 
 
 def worker_id() -> str:
@@ -131,26 +148,27 @@ def worker_id() -> str:
 
 
 class Heartbeat:
-    """This process's capacity, told to the store every ``every`` seconds and on
-    ``changed``; forgotten by the store at ``stop``."""
+    """This process's capacity, told to the store every ``every`` seconds and at ``now``;
+    forgotten by the store at ``stop``."""
 
     def __init__(
         self,
         beat: Callable[[str, int], Awaitable[None]],
         leave: Callable[[str], Awaitable[None]],
         capacity: Callable[[], int],
+        name: str,
         every: float = BEAT_SECONDS,
     ) -> None:
-        self.id = worker_id()
+        self.id = name
         self._beat = beat
         self._leave = leave
         self._capacity = capacity
         self.every = every
-        self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
-    def changed(self, *_: object) -> None:
-        self._changed.set()
+    async def now(self, *_: object) -> None:
+        """Tell the store at once (the capacity changed)."""
+        await self._beat_once()
 
     async def start(self) -> None:
         # The first beat before start-up ends: a process is ready with its capacity told.
@@ -168,7 +186,6 @@ class Heartbeat:
             log.warning("could not say this AI process stops; it is forgotten in seconds")
 
     async def _beat_once(self) -> None:
-        self._changed.clear()
         try:
             await self._beat(self.id, self._capacity())
         except asyncio.CancelledError:
@@ -179,5 +196,5 @@ class Heartbeat:
 
     async def _beat_forever(self) -> None:
         while True:
-            await _until(self._changed, self.every)
+            await asyncio.sleep(self.every)
             await self._beat_once()

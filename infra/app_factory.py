@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api.app import create_app
 from api.metrics import AiMetrics, GameMetrics
 from infra.ai_pool import PooledAi
-from infra.ai_runner import AiRunner, Heartbeat, lease_for
+from infra.ai_runner import AiRunner, Heartbeat
 from infra.db import DatabaseUnavailable, make_engine
 from infra.deadline_runner import DeadlineRunner
 from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
@@ -62,7 +62,9 @@ class Parts:
         await self.ai.warm_up()
         if play:
             self.playing = True
-            await self.runner.start(self.service.play_ai_turn, self.store.claim_ai_turn)
+            await self.runner.start(
+                self.service.play_ai_turn, self.store.claim_ai_turn, self.store.renew_ai_turn
+            )
             await self.deadlines.start(self.service.enforce, self.service.due)
             await self.heartbeat.start()
 
@@ -98,9 +100,7 @@ def build_parts(settings: Settings) -> Parts:
     )
     ai = PooledAi(settings.ai_workers, settings.ai_budget_ms, AiMetrics())
     # As many turns at once as the pool decides: a claimed turn never waits on a process.
-    runner = AiRunner(
-        slots=max(settings.ai_workers, 1), lease_seconds=lease_for(settings.ai_budget_ms)
-    )
+    runner = AiRunner(slots=max(settings.ai_workers, 1))
     # A move stored by another process may leave an AI to play: its NOTIFY wakes the runner.
     bus = (
         PostgresEventBus(settings.database_url, heard=runner.kick) if postgres else LocalEventBus()
@@ -115,8 +115,8 @@ def build_parts(settings: Settings) -> Parts:
         lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
         observer=GameMetrics(),
     )
-    heartbeat = Heartbeat(store.beat, store.leave, lambda: ai.capacity)
-    ai.on_missing = heartbeat.changed
+    heartbeat = Heartbeat(store.beat, store.leave, lambda: ai.capacity, runner.name)
+    ai.on_missing = heartbeat.now
     return Parts(engine, store, bus, ai, service, runner, DeadlineRunner(), heartbeat)
 
 

@@ -101,7 +101,8 @@ WITH moved AS (
     INSERT INTO ai_turns (match_id, human, ready_at)
     SELECT moved.id, $19, $20 FROM moved WHERE $8
     ON CONFLICT (match_id) DO UPDATE
-    SET human = excluded.human, ready_at = excluded.ready_at, lease_until = NULL
+    SET human = excluded.human, ready_at = excluded.ready_at, lease_until = NULL,
+        leased_by = NULL
 ), dequeued AS (
     DELETE FROM ai_turns USING moved WHERE ai_turns.match_id = moved.id AND NOT $8
 )
@@ -423,12 +424,18 @@ class SqlMatchStore:
         return [_record(row.id, row[1:]) for row in rows]
 
     @_reaching_database
-    async def claim_ai_turn(self, lease_seconds: float) -> str | None:
-        """The match of the most urgent AI turn, leased to the caller for
-        ``lease_seconds``; None when no turn is ready (``infra.ai_queue``)."""
+    async def claim_ai_turn(self, lease_seconds: float, by: str = "") -> str | None:
+        """The match of the most urgent AI turn, leased to ``by`` for ``lease_seconds``;
+        None when no turn is ready (``infra.ai_queue``)."""
+        claim = ai_queue.claim_statement(self._clock(), lease_seconds, by)
         async with write_transaction(self._engine) as conn:
-            claimed = await conn.execute(ai_queue.claim_statement(self._clock(), lease_seconds))
-            return claimed.scalar_one_or_none()
+            return (await conn.execute(claim)).scalar_one_or_none()
+
+    @_reaching_database
+    async def renew_ai_turn(self, match_id: str, lease_seconds: float, by: str) -> None:
+        renew = ai_queue.renew_statement(match_id, self._clock(), lease_seconds, by)
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(renew)
 
     @_reaching_database
     async def ai_backlog(self) -> AiBacklog:

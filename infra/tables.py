@@ -90,6 +90,8 @@ class AiTurnRow(Base):
     # Not to be played before (the pace of AI-only matches), unix seconds.
     ready_at: Mapped[float] = mapped_column(Double)
     lease_until: Mapped[float | None] = mapped_column(Double)
+    # The process holding the lease (infra.ai_runner.worker_id), renewing it as it plays.
+    leased_by: Mapped[str | None] = mapped_column(String)
 
     __table_args__ = (Index(None, "human", "ready_at"),)
 

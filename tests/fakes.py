@@ -183,7 +183,7 @@ class FakeStore:
     def pending_ai_turns(self) -> list[str]:
         return [i for i, r in self.records.items() if ai_to_play(r.state) is not None]
 
-    async def claim_ai_turn(self, lease_seconds: float) -> str | None:
+    async def claim_ai_turn(self, lease_seconds: float, by: str = "") -> str | None:
         """As the SQL queue, unpaced and in creation order: the first turn not leased."""
         self.check()
         now = time.monotonic()

@@ -42,6 +42,7 @@ def upgrade() -> None:
         sa.Column("human", sa.Boolean(), nullable=False),
         sa.Column("ready_at", sa.Double(), nullable=False),
         sa.Column("lease_until", sa.Double(), nullable=True),
+        sa.Column("leased_by", sa.String(), nullable=True),
         sa.ForeignKeyConstraint(
             ["match_id"], ["matches.id"], name=op.f("fk_ai_turns_match_id_matches")
         ),

@@ -172,3 +172,16 @@ async def test_heartbeats_add_up_to_the_capacity(store: SqlMatchStore, clock: Cl
     await store.beat("b", 1)
     await store.leave("b")
     assert await store.ai_capacity() == 0
+
+
+async def test_only_the_holder_renews_its_lease(store: SqlMatchStore, clock: Clock) -> None:
+    await created(store, "bots", "ai", "ai")
+    assert await store.claim_ai_turn(LEASE, "a") == "bots"
+
+    clock.now += LEASE - 1
+    await store.renew_ai_turn("bots", LEASE, "b")  # not b's: nothing changes
+    await store.renew_ai_turn("bots", LEASE, "a")
+    clock.now += 1.5  # past the first lease, within the renewed one
+    assert await store.claim_ai_turn(LEASE, "b") is None
+    clock.now += LEASE
+    assert await store.claim_ai_turn(LEASE, "b") == "bots"

@@ -128,7 +128,42 @@ def start_server(
     """``scopa serve`` on ``database_url``, its log in ``folder``; ``env`` adds to or
     overrides the defaults below. The caller stops or kills it in a ``finally``."""
     port = port or free_port()
-    log = folder / f"server-{port}-{time.monotonic_ns()}.log"
+    server = _spawn(
+        ["serve", "--host", "127.0.0.1", "--port", str(port)],
+        database_url,
+        folder / f"server-{port}-{time.monotonic_ns()}.log",
+        env,
+        f"http://127.0.0.1:{port}",
+    )
+    if wait:
+        try:
+            server.wait_ready()
+        except BaseException:
+            server.kill()
+            raise
+    return server
+
+
+def start_worker(database_url: str, folder: Path, env: Mapping[str, str] | None = None) -> Server:
+    """``scopa worker`` on ``database_url``, as ``start_server`` does ``scopa serve``, once
+    it plays AI turns."""
+    worker = _spawn(["worker"], database_url, folder / f"worker-{time.monotonic_ns()}.log", env, "")
+    deadline = time.monotonic() + READY_SECONDS
+    while "AI worker" not in worker.log_text():
+        if worker.process.poll() is not None or time.monotonic() > deadline:
+            worker.kill()
+            pytest.fail(f"the worker did not start:\n{worker.log_text()[-4000:]}")
+        time.sleep(0.1)
+    return worker
+
+
+def _spawn(
+    arguments: list[str],
+    database_url: str,
+    log: Path,
+    env: Mapping[str, str] | None,
+    base_url: str,
+) -> Server:
     full_env = {
         **os.environ,
         "SCOPA_DATABASE_URL": database_url,
@@ -141,10 +176,9 @@ def start_server(
     }
     # `python -m infra.cli` is the `scopa` entry point, run from this checkout: an
     # installed copy of the package could be older than the code under test.
-    command = [sys.executable, "-m", "infra.cli", "serve", "--host", "127.0.0.1"]
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [*command, "--port", str(port)],
+            [sys.executable, "-m", "infra.cli", *arguments],
             cwd=ROOT,
             env=full_env,
             stdin=subprocess.DEVNULL,
@@ -152,11 +186,4 @@ def start_server(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    server = Server(process, f"http://127.0.0.1:{port}", database_url, log)
-    if wait:
-        try:
-            server.wait_ready()
-        except BaseException:
-            server.kill()
-            raise
-    return server
+    return Server(process, base_url, database_url, log)

@@ -64,9 +64,12 @@ async def requeue(conn: AsyncConnection, match_id: str, turn: dict[str, Any] | N
     await conn.execute(upsert.on_conflict_do_update(index_elements=["match_id"], set_=turn))
 
 
-def claim_statement(now: float, lease_seconds: float, by: str) -> Any:
-    """Lease the most urgent ready turn nobody holds to ``by``; RETURNING its match id."""
+def claim_statement(now: float, lease_seconds: float, by: str, *, human_only: bool) -> Any:
+    """Lease the most urgent ready turn nobody holds to ``by`` (only of a humans' match:
+    ``human_only``); RETURNING its match id."""
     free = (TURNS.c.lease_until.is_(None)) | (TURNS.c.lease_until <= now)
+    if human_only:
+        free = free & TURNS.c.human
     chosen = (
         select(TURNS.c.match_id)
         .where(TURNS.c.ready_at <= now, free)

@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
-Claim = Callable[[float, str], Awaitable[str | None]]
+Claim = Callable[[float, str, bool], Awaitable[str | None]]
 Renew = Callable[[str, float, str], Awaitable[None]]
 
 POLL_SECONDS = 0.25
@@ -73,7 +73,8 @@ class AiRunner:
         claim: Claim,
         renew: Renew | None = None,
     ) -> None:
-        """``claim(lease_seconds, name)`` leases a pending turn's match to this runner;
+        """``claim(lease_seconds, name, human_only)`` leases a pending turn's match to this
+        runner (only a humans' match's when ``human_only``);
         ``play`` plays it; ``renew(match, lease_seconds, name)`` extends the lease."""
         self._play = play
         self._claim = claim
@@ -93,8 +94,12 @@ class AiRunner:
         while self._claim is not None:
             self._wake.clear()
             try:
-                while len(self._tasks) < self.slots:
-                    match_id = await self._claim(self.lease_seconds, self.name)
+                while True:
+                    # Full, it still takes a humans' match's turn: the turns in hand may
+                    # be waiting behind hints for the pool, and a human must not wait
+                    # behind them (the pool itself lets the human's turn in first).
+                    full = len(self._tasks) >= self.slots
+                    match_id = await self._claim(self.lease_seconds, self.name, full)
                     if match_id is None:
                         break
                     # Leased again while this process still plays it: the lease is renewed.

@@ -424,10 +424,13 @@ class SqlMatchStore:
         return [_record(row.id, row[1:]) for row in rows]
 
     @_reaching_database
-    async def claim_ai_turn(self, lease_seconds: float, by: str = "") -> str | None:
-        """The match of the most urgent AI turn, leased to ``by`` for ``lease_seconds``;
-        None when no turn is ready (``infra.ai_queue``)."""
-        claim = ai_queue.claim_statement(self._clock(), lease_seconds, by)
+    async def claim_ai_turn(
+        self, lease_seconds: float, by: str = "", human_only: bool = False
+    ) -> str | None:
+        """The match of the most urgent AI turn (of a match with a human seat only:
+        ``human_only``), leased to ``by`` for ``lease_seconds``; None when no turn is
+        ready (``infra.ai_queue``)."""
+        claim = ai_queue.claim_statement(self._clock(), lease_seconds, by, human_only=human_only)
         async with write_transaction(self._engine) as conn:
             return (await conn.execute(claim)).scalar_one_or_none()
 

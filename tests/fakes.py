@@ -183,12 +183,15 @@ class FakeStore:
     def pending_ai_turns(self) -> list[str]:
         return [i for i, r in self.records.items() if ai_to_play(r.state) is not None]
 
-    async def claim_ai_turn(self, lease_seconds: float, by: str = "") -> str | None:
+    async def claim_ai_turn(
+        self, lease_seconds: float, by: str = "", human_only: bool = False
+    ) -> str | None:
         """As the SQL queue, unpaced and in creation order: the first turn not leased."""
         self.check()
         now = time.monotonic()
         for match_id in self.pending_ai_turns():
-            if self.leases.get(match_id, 0.0) <= now:
+            human = any(s.kind != "ai" for s in self.records[match_id].state.seats)
+            if self.leases.get(match_id, 0.0) <= now and (human or not human_only):
                 self.leases[match_id] = now + lease_seconds
                 return match_id
         return None

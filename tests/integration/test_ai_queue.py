@@ -185,3 +185,12 @@ async def test_only_the_holder_renews_its_lease(store: SqlMatchStore, clock: Clo
     assert await store.claim_ai_turn(LEASE, "b") is None
     clock.now += LEASE
     assert await store.claim_ai_turn(LEASE, "b") == "bots"
+
+
+async def test_a_full_claimer_takes_only_humans_matches(store: SqlMatchStore) -> None:
+    await created(store, "bots", "ai", "ai")
+    mixed = await created(store, "mixed", "human", "ai")
+
+    assert await store.claim_ai_turn(LEASE, "a", True) is None
+    await moved(store, "mixed", mixed)
+    assert await store.claim_ai_turn(LEASE, "a", True) == "mixed"

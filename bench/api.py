@@ -289,7 +289,11 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     asyncio.run(admin(f'CREATE DATABASE "{name}"'))
     servers: list[subprocess.Popen[bytes]] = []
     try:
-        env = {"SCOPA_DATABASE_URL": database_url(name), "SCOPA_RATE_LIMIT": "0"}
+        env = {
+            "SCOPA_DATABASE_URL": database_url(name),
+            "SCOPA_RATE_LIMIT": "0",
+            "SCOPA_AI_ONLY_MOVE_SECONDS": "0",
+        }
         migrate(env)
 
         port, log = free_port(), folder / "scopa.log"

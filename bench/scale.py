@@ -79,6 +79,7 @@ def database() -> Iterator[dict[str, str]]:
     env = {
         "SCOPA_DATABASE_URL": database_url(name),
         "SCOPA_RATE_LIMIT": "0",
+        "SCOPA_AI_ONLY_MOVE_SECONDS": "0",
         "SCOPA_LIMITS": "off",
         "SCOPA_CONNECTIONS_PER_ADDRESS": "0",
         "SCOPA_MAX_CONNECTIONS": "20000",

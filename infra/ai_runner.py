@@ -1,140 +1,205 @@
-"""AI seats playing by themselves, off the request path.
+"""AI seats playing by themselves, off the request path: the pending turns of the queue
+(``infra.ai_queue``) claimed and played, by ``scopa serve`` itself or by ``scopa worker``
+processes.
 
-``PooledAi`` runs ``domain.ai.decide`` in a worker pool so the event loop never blocks on
-a search. ``AiRunner`` schedules the matches whose seat to play is an AI: on every change
-the service reports, at start-up (matches left waiting by a previous process) and on a
-periodic sweep, so no match is ever stuck on an AI's turn. Each move is stored only at
-the version it was decided on; several processes racing for one match lose nothing.
+``AiRunner`` claims turns while it has a free slot (as many as its AI pool decides at
+once, so a claimed turn is decided at once), and plays each, renewing its lease while
+it does. It claims again as soon as a slot frees, when told of a change (``kick``: a
+move in this process, or a NOTIFY from another), and otherwise every ``poll_seconds``,
+which is also when a paced AI-only match's next turn comes ready. Nothing is kept
+between claims: a turn left by a process that died is claimed by another once its lease
+lapses, within ``lease_seconds`` however long a decision takes.
+
+``Heartbeat`` tells the store, every few seconds and whenever it changes, how many
+decisions this process can make at once, for ``/ready`` and the metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import multiprocessing
-import time
-from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
-
-from domain.ai import LEVELS, decide
-from domain.ai.review import Review, review
-from domain.events import StoredEvent
-from domain.match import MatchState
-from domain.moves import Move
+import os
+import secrets
+import socket
+from collections.abc import Awaitable, Callable
 
 log = logging.getLogger(__name__)
 
-SWEEP_SECONDS = 5.0
+Claim = Callable[[float, str, bool], Awaitable[str | None]]
+Renew = Callable[[str, float, str], Awaitable[None]]
+
+POLL_SECONDS = 0.25
+# A claimed turn is another's after this long without a renewal (one every third of it):
+# a killed runner's turn is played by another within seconds.
+LEASE_SECONDS = 2.0
+BEAT_SECONDS = 2.0
 
 
-def _decide(
-    state: MatchState, seat: int, level: str, seed: int, budget_ms: float
-) -> tuple[Move, str]:  # runs in a worker: module level, so it pickles
-    return decide(state, seat, level, seed, budget_ms=budget_ms, clock=time.perf_counter)
-
-
-def _ready() -> bool:
-    return True
-
-
-def make_executor(workers: int) -> Executor:
-    """Worker processes keep a search off the GIL; 0 workers means a thread, for tests and
-    hosts where processes cannot be started."""
-    if workers <= 0:
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopa-ai")
-    # forkserver: forking a process that runs an event loop and driver threads is unsafe.
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
-
-
-class PooledAi:
-    """The service's ``AiPlayer``: ``domain.ai.decide`` in ``executor``."""
-
-    levels: tuple[str, ...] = LEVELS
-
-    def __init__(self, executor: Executor, budget_ms: float) -> None:
-        self.executor = executor
-        self.budget_ms = budget_ms
-
-    async def warm_up(self) -> None:
-        """Start the workers (and their imports) before the first decision needs them."""
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self.executor, _ready)
-
-    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self.executor, _decide, state, seat, level, seed, self.budget_ms
-        )
-
-    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, review, initial, tuple(events), seat)
+async def _until(event: asyncio.Event, seconds: float) -> None:
+    """Until ``event`` is set or ``seconds`` pass. Not ``wait_for``: on Python 3.11 it can
+    swallow a cancellation that lands as the event is set, and the task never stops."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await event.wait()
 
 
 class AiRunner:
-    """One task per match with an AI to move, in this process."""
-
-    def __init__(self, sweep_seconds: float = SWEEP_SECONDS) -> None:
-        self.sweep_seconds = sweep_seconds
-        self._advance: Callable[[str], Awaitable[None]] | None = None
-        self._pending: Callable[[], Awaitable[list[str]]] | None = None
+    def __init__(
+        self,
+        slots: int = 1,
+        poll_seconds: float = POLL_SECONDS,
+        lease_seconds: float = LEASE_SECONDS,
+        name: str = "",
+    ) -> None:
+        self.slots = max(slots, 1)
+        self.poll_seconds = poll_seconds
+        self.lease_seconds = lease_seconds
+        self.name = name or worker_id()
+        self._play: Callable[[str], Awaitable[object]] | None = None
+        self._claim: Claim | None = None
+        self._renew: Renew | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        # Kicked while its task runs: the task looks once more before it ends.
-        self._again: set[str] = set()
-        self._sweeper: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._claimer: asyncio.Task[None] | None = None
 
-    def kick(self, match_id: str) -> None:
-        """The match changed and an AI may be to play: make sure a task looks at it."""
-        if self._advance is None:
-            return
-        if match_id in self._tasks:
-            self._again.add(match_id)
-            return
-        self._tasks[match_id] = asyncio.create_task(self._run(match_id), name=f"ai:{match_id}")
+    def kick(self, match_id: str | None = None) -> None:
+        """Something changed and an AI may be to play: claim again now."""
+        self._wake.set()
 
     async def start(
         self,
-        advance: Callable[[str], Awaitable[None]],
-        pending: Callable[[], Awaitable[list[str]]],
+        play: Callable[[str], Awaitable[object]],
+        claim: Claim,
+        renew: Renew | None = None,
     ) -> None:
-        self._advance = advance
-        self._pending = pending
-        self._sweeper = asyncio.create_task(self._sweep(), name="ai-sweep")
+        """``claim(lease_seconds, name, human_only)`` leases a pending turn's match to this
+        runner (only a humans' match's when ``human_only``);
+        ``play`` plays it; ``renew(match, lease_seconds, name)`` extends the lease."""
+        self._play = play
+        self._claim = claim
+        self._renew = renew
+        self._claimer = asyncio.create_task(self._claim_forever(), name="ai-claims")
 
     async def stop(self) -> None:
-        tasks = [t for t in (self._sweeper, *self._tasks.values()) if t is not None]
+        tasks = [t for t in (self._claimer, *self._tasks.values()) if t is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._advance = self._pending = self._sweeper = None
+        self._play = self._claim = self._renew = self._claimer = None
         self._tasks.clear()
 
-    async def _run(self, match_id: str) -> None:
-        try:
-            while self._advance is not None:
-                self._again.discard(match_id)
-                await self._advance(match_id)
-                if match_id not in self._again:
-                    return
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            # The sweep picks the match up again once the cause (often the database) is gone.
-            log.exception("AI turn of match %s failed", match_id)
-        finally:
-            self._tasks.pop(match_id, None)
-            self._again.discard(match_id)
-
-    async def _sweep(self) -> None:
-        """At start-up, then every ``sweep_seconds``: every match waiting on an AI."""
-        while self._pending is not None:
+    async def _claim_forever(self) -> None:
+        failing = False
+        while self._claim is not None:
+            self._wake.clear()
             try:
-                for match_id in await self._pending():
-                    self.kick(match_id)
+                while True:
+                    # Full, it still takes a humans' match's turn: the turns in hand may
+                    # be waiting behind hints for the pool, and a human must not wait
+                    # behind them (the pool itself lets the human's turn in first).
+                    full = len(self._tasks) >= self.slots
+                    match_id = await self._claim(self.lease_seconds, self.name, full)
+                    if match_id is None:
+                        break
+                    # Leased again while this process still plays it: the lease is renewed.
+                    if match_id not in self._tasks:
+                        self._tasks[match_id] = asyncio.create_task(
+                            self._run(match_id), name=f"ai:{match_id}"
+                        )
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.warning(
-                    "AI sweep failed; retrying in %.0f s", self.sweep_seconds, exc_info=True
-                )
-            await asyncio.sleep(self.sweep_seconds)
+                # Four times a second through an outage would drown the log.
+                if not failing:
+                    log.warning("AI turns cannot be claimed; retrying quietly", exc_info=True)
+                failing = True
+            else:
+                if failing:
+                    log.info("AI turns are claimed again")
+                failing = False
+            await _until(self._wake, self.poll_seconds)
+
+    async def _run(self, match_id: str) -> None:
+        renewing = asyncio.create_task(self._renew_forever(match_id), name=f"lease:{match_id}")
+        try:
+            if self._play is not None:
+                await self._play(match_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The lease lapses and the turn is claimed again, once the cause is gone.
+            log.exception("AI turn of match %s failed", match_id)
+        finally:
+            renewing.cancel()
+            self._tasks.pop(match_id, None)
+            self._wake.set()  # a slot is free
+
+    async def _renew_forever(self, match_id: str) -> None:
+        while self._renew is not None:
+            await asyncio.sleep(self.lease_seconds / 3)
+            try:
+                await self._renew(match_id, self.lease_seconds, self.name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                # Lapsed, another may play the turn too: the store keeps one of the moves.
+                log.debug("the lease on match %s was not renewed", match_id, exc_info=True)
+
+
+def worker_id() -> str:
+    """Names this process among those playing AI turns (in logs and ``ai_workers``)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class Heartbeat:
+    """This process's capacity, told to the store every ``every`` seconds and at ``now``;
+    forgotten by the store at ``stop``."""
+
+    def __init__(
+        self,
+        beat: Callable[[str, int], Awaitable[None]],
+        leave: Callable[[str], Awaitable[None]],
+        capacity: Callable[[], int],
+        name: str,
+        every: float = BEAT_SECONDS,
+    ) -> None:
+        self.id = name
+        self._beat = beat
+        self._leave = leave
+        self._capacity = capacity
+        self.every = every
+        self._task: asyncio.Task[None] | None = None
+
+    async def now(self, *_: object) -> None:
+        """Tell the store at once (the capacity changed)."""
+        await self._beat_once()
+
+    async def start(self) -> None:
+        # The first beat before start-up ends: a process is ready with its capacity told.
+        await self._beat_once()
+        self._task = asyncio.create_task(self._beat_forever(), name="ai-heartbeat")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        try:
+            await self._leave(self.id)
+        except Exception:
+            log.warning("could not say this AI process stops; it is forgotten in seconds")
+
+    async def _beat_once(self) -> None:
+        try:
+            await self._beat(self.id, self._capacity())
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # The database is down: /ready says so itself, and the next beat retries.
+            log.debug("AI heartbeat failed", exc_info=True)
+
+    async def _beat_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.every)
+            await self._beat_once()

@@ -1,4 +1,5 @@
-"""The composition root: settings in, a served app out, with its adapters wired.
+"""The composition root: settings in, a served app (or an AI worker) out, with its
+adapters wired.
 
 Nothing connects here: the engine and the event bus reach the database on first use and
 at start-up, so building the app (for ``scopa openapi`` too) needs no database.
@@ -9,13 +10,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 from litestar import Litestar
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.app import create_app
-from api.metrics import GameMetrics
-from infra.ai_runner import AiRunner, PooledAi, make_executor
+from api.metrics import AiMetrics, GameMetrics
+from infra.ai_pool import PooledAi
+from infra.ai_runner import AiRunner, Heartbeat
 from infra.db import DatabaseUnavailable, make_engine
 from infra.deadline_runner import DeadlineRunner
 from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
@@ -31,15 +36,76 @@ KEY_LIFETIME_SECONDS = 25 * 3600
 PURGE_EVERY_SECONDS = 3600.0
 
 
-def build_app(settings: Settings) -> Litestar:
+@dataclass
+class Parts:
+    """The adapters and the service of one process, and its background work: the AI's
+    turns and the matches' moments (``play``), which ``scopa serve`` runs unless
+    SCOPA_AI_IN_PROCESS is off and ``scopa worker`` always runs."""
+
+    engine: AsyncEngine
+    store: SqlMatchStore
+    bus: LocalEventBus
+    ai: PooledAi
+    service: MatchService
+    runner: AiRunner
+    deadlines: DeadlineRunner
+    heartbeat: Heartbeat
+    playing: bool = False
+    background: list[asyncio.Task[None]] = field(default_factory=list)
+
+    async def start(self, *, play: bool) -> None:
+        if isinstance(self.bus, PostgresEventBus):
+            await self.bus.start()
+        # Ready means able to do this process's work: the AI workers are up before the
+        # runners count on them, so what came due while no process ran (an AI's turn, an
+        # autoplay) is played within moments of /ready, not after a worker's cold start.
+        await self.ai.warm_up()
+        if play:
+            self.playing = True
+            await self.runner.start(
+                self.service.play_ai_turn, self.store.claim_ai_turn, self.store.renew_ai_turn
+            )
+            await self.deadlines.start(self.service.enforce, self.service.due)
+            await self.heartbeat.start()
+
+    def every(self, seconds: float, name: str, work: Callable[[], Awaitable[None]]) -> None:
+        async def forever() -> None:
+            while True:
+                await work()
+                await asyncio.sleep(seconds)
+
+        self.background.append(asyncio.create_task(forever(), name=name))
+
+    async def stop(self) -> None:
+        if self.playing:
+            await self.deadlines.stop()
+            await self.runner.stop()
+            await self.heartbeat.stop()
+        for task in self.background:
+            task.cancel()
+        await asyncio.gather(*self.background, return_exceptions=True)
+        await self.ai.close()
+        if isinstance(self.bus, PostgresEventBus):
+            await self.bus.stop()
+        await self.store.settle()
+        await self.engine.dispose()
+
+
+def build_parts(settings: Settings) -> Parts:
     engine = make_engine(settings.database_url)
     postgres = make_url(settings.database_url).get_backend_name() == "postgresql"
-    store = SqlMatchStore(engine, notify=CHANNEL if postgres else None)
-    bus = PostgresEventBus(settings.database_url) if postgres else LocalEventBus()
-    executor = make_executor(settings.ai_workers)
-    ai = PooledAi(executor, settings.ai_budget_ms)
-    runner = AiRunner()
-    deadlines = DeadlineRunner()
+    store = SqlMatchStore(
+        engine,
+        notify=CHANNEL if postgres else None,
+        ai_only_pace=settings.ai_only_move_seconds,
+    )
+    ai = PooledAi(settings.ai_workers, settings.ai_budget_ms, AiMetrics())
+    # As many turns at once as the pool decides: a claimed turn never waits on a process.
+    runner = AiRunner(slots=max(settings.ai_workers, 1))
+    # A move stored by another process may leave an AI to play: its NOTIFY wakes the runner.
+    bus = (
+        PostgresEventBus(settings.database_url, heard=runner.kick) if postgres else LocalEventBus()
+    )
     service = MatchService(
         store,
         bus,
@@ -50,47 +116,30 @@ def build_app(settings: Settings) -> Litestar:
         lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
         observer=GameMetrics(),
     )
-    background: list[asyncio.Task[None]] = []
+    heartbeat = Heartbeat(store.beat, store.leave, lambda: ai.capacity, runner.name)
+    ai.on_missing = heartbeat.now
+    return Parts(engine, store, bus, ai, service, runner, DeadlineRunner(), heartbeat)
+
+
+def build_app(settings: Settings) -> Litestar:
+    parts = build_parts(settings)
+    store = parts.store
 
     async def purge_keys() -> None:
-        while True:
-            try:
-                purged = await store.purge_idempotency(time.time() - KEY_LIFETIME_SECONDS)
-                log.info("purged %d idempotency keys", purged)
-            except DatabaseUnavailable:
-                log.warning("idempotency purge skipped: the database does not answer")
-            await asyncio.sleep(PURGE_EVERY_SECONDS)
+        try:
+            purged = await store.purge_idempotency(time.time() - KEY_LIFETIME_SECONDS)
+            log.info("purged %d idempotency keys", purged)
+        except DatabaseUnavailable:
+            log.warning("idempotency purge skipped: the database does not answer")
 
     async def start() -> None:
-        if isinstance(bus, PostgresEventBus):
-            await bus.start()
-        # Ready means able to do this process's work: the AI workers are up before the
-        # runners count on them, so what came due while no process ran (an AI's turn, an
-        # autoplay) is played within moments of /ready, not after a worker's cold start.
-        await ai.warm_up()
-        await runner.start(service.advance_ai, service.ai_turns)
-        await deadlines.start(service.enforce, service.due)
-        background.append(asyncio.create_task(purge_keys(), name="purge-keys"))
-
-    async def stop() -> None:
-        await deadlines.stop()
-        await runner.stop()
-        for task in background:
-            task.cancel()
-        await asyncio.gather(*background, return_exceptions=True)
-        # Waiting for the workers to end releases the pool's semaphores: uvicorn ends
-        # the process by re-raising SIGTERM, so no exit handler would unlink them (the
-        # "leaked semaphore" warning), and workers not joined outlive the server.
-        await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
-        if isinstance(bus, PostgresEventBus):
-            await bus.stop()
-        await store.settle()
-        await engine.dispose()
+        await parts.start(play=settings.ai_in_process)
+        parts.every(PURGE_EVERY_SECONDS, "purge-keys", purge_keys)
 
     return create_app(
         settings,
-        service,
+        parts.service,
         unavailable=(DatabaseUnavailable,),
         on_startup=[start],
-        on_shutdown=[stop],
+        on_shutdown=[parts.stop],
     )

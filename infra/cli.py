@@ -1,4 +1,4 @@
-"""The ``scopa`` command: serve, migrate, openapi, tournament."""
+"""The ``scopa`` command: serve, worker, migrate, openapi, tournament."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from infra.http_protocol import ConnectionLimits, guarded_protocol, install_acce
 from infra.migrate import migrate
 from infra.settings import Settings, SettingsError
 from infra.tournament import main as tournament
+from infra.worker import run_worker
 
 log = logging.getLogger("scopa")
 
@@ -102,8 +103,18 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="migrate the database, then serve the API")
     serve.add_argument("--host", default=settings.host)
     serve.add_argument("--port", type=int, default=settings.port)
+    worker = commands.add_parser(
+        "worker", help="migrate the database, then play AI turns and enforce clocks"
+    )
+    worker.add_argument(
+        "--metrics-port",
+        type=int,
+        default=0,
+        metavar="PORT",
+        help="serve this worker's Prometheus figures on 127.0.0.1:PORT (0: not at all)",
+    )
     schema = commands.add_parser("migrate", help="bring the database schema up to date")
-    for command in (serve, schema):
+    for command in (serve, worker, schema):
         command.add_argument(
             "--wait",
             type=float,
@@ -136,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "serve":
             return _serve(settings, args.host, args.port, args.wait)
+        if args.command == "worker":
+            asyncio.run(migrate(settings.database_url, wait_seconds=args.wait))
+            return run_worker(settings, args.metrics_port)
         if args.command == "migrate":
             asyncio.run(migrate(settings.database_url, wait_seconds=args.wait))
             return 0

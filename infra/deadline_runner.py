@@ -84,8 +84,11 @@ class DeadlineRunner:
         if not full:
             await asyncio.sleep(self.poll_seconds)
             return
+        # Not wait_for: on Python 3.11 it can swallow a cancellation that lands as the
+        # event is set, and stop() then waits on this task for ever.
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._done.wait(), self.poll_seconds)
+            async with asyncio.timeout(self.poll_seconds):
+                await self._done.wait()
 
     async def _run(self, match_id: str) -> None:
         try:

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
+from collections.abc import Callable
 
 import asyncpg
 from sqlalchemy.engine import make_url
@@ -84,7 +85,8 @@ class PostgresEventBus(LocalEventBus):
     One dedicated connection listens, reconnecting with backoff when it drops. The store
     sends the NOTIFY inside each save (``SqlMatchStore(notify=CHANNEL)``), which costs no
     round trip of its own, so ``publish`` only wakes this process. Call ``start`` once
-    the event loop runs and ``stop`` at shutdown.
+    the event loop runs and ``stop`` at shutdown. ``heard`` is told the match of every
+    change heard from any process (the AI runner looks for a turn to claim).
     """
 
     def __init__(
@@ -93,8 +95,10 @@ class PostgresEventBus(LocalEventBus):
         *,
         health_interval: float = 10.0,
         max_backoff: float = 5.0,
+        heard: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__()
+        self._heard = heard
         # Accept the SQLAlchemy URL of the store as well as a plain libpq one.
         self._dsn = make_url(dsn).set(drivername="postgresql").render_as_string(False)
         self._health_interval = health_interval
@@ -167,3 +171,5 @@ class PostgresEventBus(LocalEventBus):
         match_id, _, seq = payload.rpartition(":")
         if match_id and seq.isdigit():
             self.announce(match_id, int(seq))
+            if self._heard is not None:
+                self._heard(match_id)

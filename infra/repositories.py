@@ -32,9 +32,11 @@ from sqlalchemy.util import greenlet_spawn
 from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
+from infra import ai_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.ports import (
+    AiBacklog,
     Change,
     Idempotency,
     IdempotencyConflict,
@@ -68,10 +70,11 @@ FROM matches AS m LEFT JOIN seats AS s ON s.match_id = m.id AND s.token_hash = $
 WHERE m.id = $1"""
 # A save in one statement, so one transaction: the state at the expected version (on a
 # race the row lock queues the writers and each re-reads the version, so only the first
-# finds the one it expected), and only then the events, token hashes and idempotent
-# answer; NOTIFY, when asked for, goes out on commit. An empty array adds no rows, a NULL
-# scope no answer. The answer fills the request's claim, else takes the key: held by
-# another request, the insert fails on the key and the whole save with it.
+# finds the one it expected), and only then the events, token hashes, idempotent answer
+# and the match's pending AI turn (infra.ai_queue); NOTIFY, when asked for, goes out on
+# commit. An empty array adds no rows, a NULL scope no answer. The answer fills the
+# request's claim, else takes the key: held by another request, the insert fails on the
+# key and the whole save with it.
 _PG_SAVE = """
 WITH moved AS (
     UPDATE matches
@@ -98,6 +101,14 @@ WITH moved AS (
     SELECT $14, $15, $17, $18, $6
     FROM moved
     WHERE $14 IS NOT NULL AND NOT EXISTS (SELECT FROM filled)
+), queued AS (
+    INSERT INTO ai_turns (match_id, human, ready_at)
+    SELECT moved.id, $19, $20 FROM moved WHERE $8
+    ON CONFLICT (match_id) DO UPDATE
+    SET human = excluded.human, ready_at = excluded.ready_at, lease_until = NULL,
+        leased_by = NULL
+), dequeued AS (
+    DELETE FROM ai_turns USING moved WHERE ai_turns.match_id = moved.id AND NOT $8
 )
 """
 # $3 to $9, in the order of the SET above.
@@ -111,7 +122,7 @@ _SAVED_COLUMNS = (
     "due_at",
 )
 _PG_SAVED = _PG_SAVE + "SELECT 1 FROM moved"
-_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($19, $20) FROM moved"
+_PG_SAVED_NOTIFY = _PG_SAVE + "SELECT pg_notify($21, $22) FROM moved"
 
 # Raised by asyncpg before anything is sent: the statement can go again elsewhere.
 _UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
@@ -171,6 +182,8 @@ class SqlMatchStore:
 
     ``notify`` (Postgres only) names a channel: each save sends ``"<match id>:<seq>"`` on
     it, delivered when the save commits, for ``PostgresEventBus`` listeners.
+    ``ai_only_pace``: seconds between the moves of a match of AI seats only
+    (``infra.ai_queue``).
     """
 
     def __init__(
@@ -180,6 +193,7 @@ class SqlMatchStore:
         notify: str | None = None,
         claim_ttl: float = CLAIM_TTL,
         clock: Callable[[], float] = time.time,
+        ai_only_pace: float = 0.0,
     ) -> None:
         self._engine = engine
         self._postgres = engine.dialect.name == "postgresql"
@@ -188,6 +202,7 @@ class SqlMatchStore:
         self._notify = notify
         self._claim_ttl = claim_ttl
         self._clock = clock
+        self._ai_only_pace = ai_only_pace
         self._abandoned: set[asyncio.Future[Any]] = set()
 
     def abandon(self, call: asyncio.Future[Any]) -> None:
@@ -214,7 +229,7 @@ class SqlMatchStore:
     ) -> None:
         now = self._clock()
         async with write_transaction(self._engine) as conn:
-            await _insert_match(conn, record, events, token_hashes, answer, now)
+            await _insert_match(conn, record, events, token_hashes, answer, now, self._ai_only_pace)
 
     @_reaching_database
     async def create_rematch(
@@ -237,7 +252,7 @@ class SqlMatchStore:
                     f"match {offer.match_id} is no longer at {offer.expected_version}"
                 )
             await _append(conn, offer.match_id, offer.events)
-            await _insert_match(conn, record, events, token_hashes, answer, now)
+            await _insert_match(conn, record, events, token_hashes, answer, now, self._ai_only_pace)
             if self._notify is not None:
                 # As a save does: delivered on commit, to the finished match's long polls.
                 await conn.execute(
@@ -311,9 +326,10 @@ class SqlMatchStore:
     ) -> None:
         now = self._clock()
         columns = _state_columns(state, now, due_at)
+        turn = ai_queue.pending_turn(state, now, self._ai_only_pace)
         if self._postgres:
             await self._pg_save(
-                match_id, expected_version, state.seq, columns, events, token_hashes, answer
+                match_id, expected_version, state.seq, columns, events, token_hashes, answer, turn
             )
             return
         async with write_transaction(self._engine) as conn:
@@ -329,6 +345,7 @@ class SqlMatchStore:
                 await _add_seats(conn, match_id, token_hashes)
             if answer is not None:
                 await _keep_answer(conn, *answer, now)
+            await ai_queue.requeue(conn, match_id, turn)
 
     async def _pg_save(
         self,
@@ -339,6 +356,7 @@ class SqlMatchStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str] | None,
         answer: tuple[Idempotency, StoredAnswer] | None,
+        turn: dict[str, Any] | None,
     ) -> None:
         hashes = token_hashes or {}
         request, kept = answer if answer is not None else (None, None)
@@ -355,6 +373,9 @@ class SqlMatchStore:
             request and request.fingerprint,
             kept and kept.fingerprint,
             kept and kept.body,
+            # Unused without a turn ($8 false), but typed all the same.
+            turn is not None and turn["human"],
+            turn["ready_at"] if turn is not None else 0.0,
         ]
         query = _PG_SAVED
         if self._notify is not None:
@@ -461,11 +482,43 @@ class SqlMatchStore:
             return {row.seat: row.token_hash for row in await conn.execute(query)}
 
     @_reaching_database
-    async def ai_turns(self) -> list[str]:
-        # Longest waiting first, so a backlog after a restart drains fairly.
-        query = select(MATCHES.c.id).where(MATCHES.c.ai_turn).order_by(MATCHES.c.updated_at)
+    async def claim_ai_turn(
+        self, lease_seconds: float, by: str = "", human_only: bool = False
+    ) -> str | None:
+        """The match of the most urgent AI turn (of a match with a human seat only:
+        ``human_only``), leased to ``by`` for ``lease_seconds``; None when no turn is
+        ready (``infra.ai_queue``)."""
+        claim = ai_queue.claim_statement(self._clock(), lease_seconds, by, human_only=human_only)
+        async with write_transaction(self._engine) as conn:
+            return (await conn.execute(claim)).scalar_one_or_none()
+
+    @_reaching_database
+    async def renew_ai_turn(self, match_id: str, lease_seconds: float, by: str) -> None:
+        renew = ai_queue.renew_statement(match_id, self._clock(), lease_seconds, by)
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(renew)
+
+    @_reaching_database
+    async def ai_backlog(self) -> AiBacklog:
         async with self._engine.connect() as conn:
-            return list((await conn.execute(query)).scalars().all())
+            ready, oldest = (await conn.execute(ai_queue.backlog_statement(self._clock()))).one()
+        return AiBacklog(int(ready), oldest)
+
+    @_reaching_database
+    async def beat(self, worker: str, capacity: int) -> None:
+        async with write_transaction(self._engine) as conn:
+            await ai_queue.beat(conn, worker, capacity, self._clock())
+
+    @_reaching_database
+    async def leave(self, worker: str) -> None:
+        async with write_transaction(self._engine) as conn:
+            await ai_queue.leave(conn, worker)
+
+    @_reaching_database
+    async def ai_capacity(self) -> int:
+        async with self._engine.connect() as conn:
+            found = await conn.execute(ai_queue.capacity_statement(self._clock()))
+            return int(found.scalar_one())
 
     @_reaching_database
     async def due(self, now: float, limit: int) -> list[str]:
@@ -552,6 +605,7 @@ async def _insert_match(
     token_hashes: Mapping[int, str],
     answer: tuple[Idempotency, StoredAnswer] | None,
     now: float,
+    ai_only_pace: float,
 ) -> None:
     try:
         await conn.execute(
@@ -569,6 +623,9 @@ async def _insert_match(
     await _add_seats(conn, record.id, token_hashes)
     if answer is not None:
         await _keep_answer(conn, *answer, now)
+    turn = ai_queue.pending_turn(record.state, now, ai_only_pace, created=True)
+    if turn is not None:
+        await ai_queue.requeue(conn, record.id, turn)
 
 
 async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:

@@ -38,6 +38,11 @@ class Settings:
     # Set, /metrics answers only requests with "Authorization: Bearer <this token>".
     metrics_token: str = field(default="", repr=False)
     waiting_ttl_seconds: int = 3600  # a match waiting for players this long expires
+    # Whether `scopa serve` plays AI turns and enforces clocks itself (`scopa worker`
+    # processes do either way); off on API replicas that leave it to workers.
+    ai_in_process: bool = True
+    # The pace of a match of AI seats only: seconds at least between its moves; 0: none.
+    ai_only_move_seconds: float = 1.0
     idle_ttl_seconds: int = 604_800  # a human's turn without a clock this long: abandoned
 
     @classmethod
@@ -85,6 +90,10 @@ class Settings:
             idle_ttl_seconds=_int(
                 env, "SCOPA_IDLE_TTL_SECONDS", defaults.idle_ttl_seconds, minimum=1
             ),
+            ai_in_process=_switch(env, "SCOPA_AI_IN_PROCESS", defaults.ai_in_process),
+            ai_only_move_seconds=_seconds(
+                env, "SCOPA_AI_ONLY_MOVE_SECONDS", defaults.ai_only_move_seconds
+            ),
         )
 
 
@@ -98,4 +107,26 @@ def _int(env: Mapping[str, str], name: str, default: int, *, minimum: int) -> in
         raise SettingsError(f"{name}={text!r} is not an integer") from None
     if value < minimum:
         raise SettingsError(f"{name}={value} is below {minimum}")
+    return value
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    text = env.get(name, "").strip().lower()
+    if not text:
+        return default
+    if text not in ("on", "off"):
+        raise SettingsError(f"{name}={text!r} is neither on nor off")
+    return text == "on"
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    text = env.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise SettingsError(f"{name}={text!r} is not a number of seconds") from None
+    if not 0 <= value < float("inf"):
+        raise SettingsError(f"{name}={value} is not a number of seconds from 0")
     return value

@@ -3,7 +3,7 @@ plus the few columns that queries filter on. Times are unix seconds (floats)."""
 
 from __future__ import annotations
 
-from sqlalchemy import Double, ForeignKey, Index, LargeBinary, MetaData, String
+from sqlalchemy import Boolean, Double, ForeignKey, Index, Integer, LargeBinary, MetaData, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -85,3 +85,34 @@ class ReviewRow(Base):
     seat: Mapped[int] = mapped_column(primary_key=True)
     body: Mapped[bytes] = mapped_column(LargeBinary)  # domain.ai.review.Review, msgpack
     created_at: Mapped[float] = mapped_column(Double)
+
+
+class AiTurnRow(Base):
+    """A match whose seat to play is an AI: one row while the turn is pending, written in
+    the same transaction as the match (infra.ai_queue). A runner claims a row by setting
+    ``lease_until``; a runner that dies with the lease lets it lapse, and another claims
+    the turn then."""
+
+    __tablename__ = "ai_turns"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    # False for a match of AI seats only: its turns wait behind those of humans' matches.
+    human: Mapped[bool] = mapped_column(Boolean)
+    # Not to be played before (the pace of AI-only matches), unix seconds.
+    ready_at: Mapped[float] = mapped_column(Double)
+    lease_until: Mapped[float | None] = mapped_column(Double)
+    # The process holding the lease (infra.ai_runner.worker_id), renewing it as it plays.
+    leased_by: Mapped[str | None] = mapped_column(String)
+
+    __table_args__ = (Index(None, "human", "ready_at"),)
+
+
+class AiWorkerRow(Base):
+    """A process that plays AI turns, as last heard from: /ready counts the live ones."""
+
+    __tablename__ = "ai_workers"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    seen_at: Mapped[float] = mapped_column(Double, index=True)
+    # Decisions it can make at once (its AI pool's processes); 0 while its pool is missing.
+    capacity: Mapped[int] = mapped_column(Integer)

@@ -73,6 +73,7 @@ from service.ids import (
 )
 from service.lifecycle import AUTOPLAY_LEVEL, Lifecycle, autoplays, lapse, lapses
 from service.ports import (
+    AiBacklog,
     AiPlayer,
     Change,
     EventBus,
@@ -565,33 +566,34 @@ class MatchService:
 
         return await self.once.run(scope, key, fingerprint, MatchView, run)
 
-    async def advance_ai(self, match_id: str) -> None:
-        """Play the AI seats' turns until a human's turn or the end.
+    async def play_ai_turn(self, match_id: str) -> bool:
+        """Play the AI seat's turn, if an AI is to play; whether a move was stored.
 
         Several processes may do this for one match at once: the store takes the first
-        move decided on each version, the others reload and look again.
+        move decided on the version, and the others are told no.
         """
-        if self.ai is None:
-            return
-        while True:
-            record = await self.matches.get(match_id)
-            if record is None:
-                return
-            before = record.state
-            seat = ai_to_play(before)
-            if seat is None:
-                return
-            level = before.seats[seat].level or "hard"
-            state, events = play(before, seat, await self._ai_choice(before, seat, level))
-            try:
-                await self._store(record, state, events)
-            except VersionConflict:
-                continue
-            self.observer.move_played("ai")
+        record = await self.matches.get(match_id) if self.ai is not None else None
+        if record is None:
+            return False
+        before = record.state
+        seat = ai_to_play(before)
+        if seat is None:
+            return False
+        level = before.seats[seat].level or "hard"
+        state, events = play(before, seat, await self._ai_choice(before, seat, level))
+        try:
+            await self._store(record, state, events)
+        except VersionConflict:
+            return False
+        self.observer.move_played("ai")
+        self._changed(match_id, state)
+        return True
 
-    async def ai_turns(self) -> list[str]:
-        """Matches waiting on an AI seat (for a sweep after a restart)."""
-        return await self.reads.ai_turns()
+    async def advance_ai(self, match_id: str) -> None:
+        """Play the AI seats' turns until a human's turn, the end, or a lost race (then
+        the winner's move is the one stored)."""
+        while await self.play_ai_turn(match_id):
+            pass
 
     async def _ai_choice(self, state: MatchState, seat: int, level: str) -> Move:
         """The move ``level`` plays for ``seat``."""
@@ -753,8 +755,17 @@ class MatchService:
             encode_cursor(page[-1]) if more else None,
         )
 
-    async def ready(self) -> None:
+    async def ready(self) -> bool:
+        """Raise if the database does not answer; whether any process can play AI turns
+        (API.md: missing AI capacity is told, not a reason to take this one out)."""
         await self.reads.ping()
+        return await self.ai_capacity() > 0
+
+    async def ai_capacity(self) -> int:
+        return await self.reads.ai_capacity()
+
+    async def ai_backlog(self) -> AiBacklog:
+        return await self.reads.ai_backlog()
 
     async def active_matches(self) -> int:
         return await self.reads.active_count()

@@ -66,6 +66,14 @@ class Change(msgspec.Struct, frozen=True):
     due_at: float | None = None  # the match's next moment after the change (MatchRecord)
 
 
+class AiBacklog(msgspec.Struct, frozen=True):
+    """The AI turns ready to be played, across every process: how many, and since when the
+    oldest has been ready (unix seconds; None when none is)."""
+
+    ready: int
+    oldest_ready_at: float | None
+
+
 class MatchRepository(Protocol):
     """The matches themselves: every change is stored at a version, or not at all."""
 
@@ -139,8 +147,12 @@ class MatchReads(Protocol):
     async def review(self, match_id: str, seat: int) -> Review | None:
         """The review of the seat kept for the match, if one was."""
 
-    async def ai_turns(self) -> list[str]:
-        """Ids of active matches whose seat to play is an AI seat."""
+    async def ai_backlog(self) -> AiBacklog:
+        """The AI turns waiting to be played."""
+
+    async def ai_capacity(self) -> int:
+        """How many AI decisions the processes playing AI turns can make at once, as they
+        last said (0: none is running)."""
 
     async def due(self, now: float, limit: int) -> list[str]:
         """Ids of matches whose ``due_at`` is at or before ``now``, longest overdue first,

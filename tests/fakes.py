@@ -8,6 +8,7 @@ the stored answer afterwards; ``down`` makes every call fail as a dead database 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
 from service.ports import (
+    AiBacklog,
     Answer,
     Change,
     Idempotency,
@@ -121,9 +123,13 @@ class FakeReads:
         self.store.check()
         return {seat: h for h, seat in self.store.tokens.get(match_id, {}).items()}
 
-    async def ai_turns(self) -> list[str]:
+    async def ai_backlog(self) -> AiBacklog:
         self.store.check()
-        return [i for i, r in self.store.records.items() if ai_to_play(r.state) is not None]
+        return AiBacklog(len(self.store.pending_ai_turns()), None)
+
+    async def ai_capacity(self) -> int:
+        self.store.check()
+        return self.store.ai_capacity
 
     async def due(self, now: float, limit: int) -> list[str]:
         self.store.check()
@@ -149,6 +155,9 @@ class FakeStore:
     reviews: dict[tuple[str, int], Review] = field(default_factory=dict)
     down: bool = False
     saves: int = 0
+    ai_capacity: int = 1  # what the processes playing AI turns say they can do at once
+    # match id -> when its claim lapses (time.monotonic); cleared by the match's save.
+    leases: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.reads = FakeReads(self)
@@ -199,6 +208,7 @@ class FakeStore:
         if record.state.version != expected_version:
             raise VersionConflict(match_id)
         self.saves += 1
+        self.leases.pop(match_id, None)
         self.records[match_id] = MatchRecord(record.id, state, record.created_at, due_at)
         self.log[match_id].extend(events)
         for seat, h in (token_hashes or {}).items():
@@ -224,6 +234,22 @@ class FakeStore:
     async def keep_review(self, match_id: str, review: Review) -> None:
         self.check()
         self.reviews.setdefault((match_id, review.seat), review)
+
+    def pending_ai_turns(self) -> list[str]:
+        return [i for i, r in self.records.items() if ai_to_play(r.state) is not None]
+
+    async def claim_ai_turn(
+        self, lease_seconds: float, by: str = "", human_only: bool = False
+    ) -> str | None:
+        """As the SQL queue, unpaced and in creation order: the first turn not leased."""
+        self.check()
+        now = time.monotonic()
+        for match_id in self.pending_ai_turns():
+            human = any(s.kind != "ai" for s in self.records[match_id].state.seats)
+            if self.leases.get(match_id, 0.0) <= now and (human or not human_only):
+                self.leases[match_id] = now + lease_seconds
+                return match_id
+        return None
 
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:

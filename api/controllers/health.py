@@ -13,9 +13,18 @@ from api.openapi import problems
 
 
 class Status(msgspec.Struct, frozen=True):
-    status: Annotated[
-        Literal["ok", "ready"],
-        Meta(description="`ok`: the process answers; `ready`: its database answers too"),
+    status: Annotated[Literal["ok"], Meta(description="`ok`: the process answers")]
+
+
+class Readiness(msgspec.Struct, frozen=True):
+    status: Annotated[Literal["ready"], Meta(description="`ready`: the database answers")]
+    ai: Annotated[
+        Literal["ready", "missing"],
+        Meta(
+            description="`ready`: some process of the deployment can play AI turns now; "
+            "`missing`: none can (no worker runs, or its AI pool is being replaced), so "
+            "AI turns wait"
+        ),
     ]
 
 
@@ -37,9 +46,9 @@ class HealthController(Controller):
         operation_id="ready",
         summary="The database answers",
         description="200 when the database answers, 503 when it does not: where a load "
-        "balancer may send traffic.",
+        "balancer may send traffic. `ai` tells whether AI turns can be played anywhere "
+        "in the deployment; missing AI capacity does not make this process unready.",
         responses=problems(503),
     )
-    async def ready(self, service: Service) -> Status:
-        await service.ready()
-        return Status("ready")
+    async def ready(self, service: Service) -> Readiness:
+        return Readiness("ready", "ready" if await service.ready() else "missing")

@@ -8,7 +8,9 @@ from litestar import Controller, Request, Response, get
 from litestar.params import QueryParameter
 
 from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service, identify
+from api.disconnect import CLIENT_GONE, unless_gone
 from api.head import Unsent, is_head
+from api.metrics import hint_abandoned
 from api.openapi import problems
 from domain.ai import LEVELS
 from service.matches import Hint
@@ -41,4 +43,8 @@ class HintController(Controller):
         if is_head():
             service.check_hint(caller, level)
             return Unsent("application/json")
-        return Response(await service.hint(caller, level))
+        hint = await unless_gone(request, service.hint(caller, level))
+        if hint is None:
+            hint_abandoned()
+            return Response(None, status_code=CLIENT_GONE)
+        return Response(hint)

@@ -1,7 +1,7 @@
 """reviews: the coach's review of a seat of a finished match, kept once computed
 
 Revision ID: 0007
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-01
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0007"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

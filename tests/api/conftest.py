@@ -12,7 +12,7 @@ from api.app import create_app
 from infra.ai_runner import AiRunner
 from infra.settings import Settings
 from service.matches import MatchService
-from tests.fakes import StoreDown
+from tests.fakes import FakeStore, StoreDown
 from tests.support.databases import *  # noqa: F403
 from tests.support.fake_ports import *  # noqa: F403
 from tests.support.in_process import InProcess, serve
@@ -25,7 +25,7 @@ def settings() -> Settings:
 
 @pytest.fixture
 def runner(service: MatchService) -> AiRunner:
-    runner = AiRunner(sweep_seconds=0.2)
+    runner = AiRunner(poll_seconds=0.2)
     service.on_change = runner.kick
     return runner
 
@@ -37,12 +37,12 @@ def app(settings: Settings, service: MatchService) -> Litestar:
 
 @pytest.fixture
 async def client(
-    app: Litestar, runner: AiRunner, service: MatchService
+    app: Litestar, runner: AiRunner, service: MatchService, store: FakeStore
 ) -> AsyncIterator[httpx.AsyncClient]:
     """A client on the test's own event loop, so requests can overlap (Litestar's test
     client runs the app in a portal thread, one request at a time). The AI runner is
     started here, as the composition root's start-up hook does."""
-    await runner.start(service.advance_ai, service.ai_turns)
+    await runner.start(service.play_ai_turn, store.claim_ai_turn)
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

@@ -12,7 +12,8 @@ import pytest
 from domain.cards import parse_card
 from domain.match import MatchState, Seat
 from domain.moves import Move
-from infra.ai_runner import AiRunner, PooledAi, make_executor
+from infra.ai_pool import PooledAi
+from infra.ai_runner import AiRunner
 from service.matches import Setup
 from tests.api.support import DECK, Client, bearer, create, tokens
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
@@ -91,10 +92,10 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
         first_dealer=0,
     )
     created = await before.create(setup, None, "fp")
-    runner = AiRunner(sweep_seconds=60)
+    runner = AiRunner(poll_seconds=60)
     service = fake_service(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
     started = time.monotonic()
-    await runner.start(service.advance_ai, service.ai_turns)
+    await runner.start(service.play_ai_turn, store.claim_ai_turn)
     try:
         while store.records[created.match.id].state.version == 0:
             assert time.monotonic() - started < 2
@@ -108,8 +109,8 @@ async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus)
     setup = Setup(seats=(Seat("ai", "easy"), Seat("ai", "easy")), rules={"target": 1})
     created = await service.create(setup, None, "fp")
     store.down = True
-    runner = AiRunner(sweep_seconds=0.05)
-    await runner.start(service.advance_ai, service.ai_turns)
+    runner = AiRunner(poll_seconds=0.05)
+    await runner.start(service.play_ai_turn, store.claim_ai_turn)
     try:
         await asyncio.sleep(0.2)
         store.down = False
@@ -141,9 +142,9 @@ async def test_a_failing_ai_still_moves(
 
 
 async def test_the_real_ai_in_worker_processes(store: FakeStore, bus: FakeBus) -> None:
-    executor = make_executor(1)
+    ai = PooledAi(1, budget_ms=20)
     try:
-        service = fake_service(store, bus, ai=PooledAi(executor, budget_ms=20))
+        service = fake_service(store, bus, ai=ai)
         setup = Setup(
             seats=(Seat("ai", "expert"), Seat("ai", "medium")), rules={"target": 1}, seed=5
         )
@@ -151,4 +152,4 @@ async def test_the_real_ai_in_worker_processes(store: FakeStore, bus: FakeBus) -
         await asyncio.wait_for(service.advance_ai(created.match.id), 60)
         assert store.records[created.match.id].state.status == "finished"
     finally:
-        executor.shutdown()
+        await ai.close()

@@ -60,6 +60,7 @@ def test_settings_from_the_environment() -> None:
         {
             "SCOPA_DATABASE_URL": "postgresql+asyncpg://u@h/db",
             "SCOPA_RATE_LIMIT": "0",
+            "SCOPA_AI_ONLY_MOVE_SECONDS": "0",
             "SCOPA_CORS_ORIGINS": "https://a.example, https://b.example,",
             "SCOPA_HOST": "0.0.0.0",
             "SCOPA_PORT": "9000",

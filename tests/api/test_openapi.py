@@ -215,7 +215,9 @@ async def test_closed_sets_of_strings_are_enumerated(client: Client) -> None:
         assert sorted(enum_of(schemas, rules, "ace_sweeps")) == sorted(ACE_SWEEP_MODES)
     # A point clinched is a point of the deal's scoring.
     assert set(enum_of(schemas, "TeamTally", "clinched")) < set(Points.__struct_fields__)
-    assert enum_of(schemas, "Status", "status") == ["ok", "ready"]
+    assert schemas["Status"]["properties"]["status"]["const"] == "ok"
+    assert schemas["Readiness"]["properties"]["status"]["const"] == "ready"
+    assert enum_of(schemas, "Readiness", "ai") == ["ready", "missing"]
     union = schemas["EventPage"]["properties"]["events"]["items"]["discriminator"]["mapping"]
     assert set(union) == {member.__struct_config__.tag for member in get_args(EventView)}
     for tag, ref in union.items():

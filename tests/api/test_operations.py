@@ -19,7 +19,17 @@ from tests.fakes import FakeStore
 
 async def test_health_and_ready(client: Client) -> None:
     assert (await client.get("/health")).json() == {"status": "ok"}
-    assert (await client.get("/ready")).json() == {"status": "ready"}
+    assert (await client.get("/ready")).json() == {"status": "ready", "ai": "ready"}
+
+
+async def test_ready_tells_when_no_process_can_play_ai_turns(
+    client: Client, store: FakeStore
+) -> None:
+    store.ai_capacity = 0
+    answer = await client.get("/ready")
+    # Still ready: this process serves its routes; AI turns wait for capacity.
+    assert answer.status_code == 200
+    assert answer.json() == {"status": "ready", "ai": "missing"}
 
 
 async def test_a_database_outage_is_503_with_retry_after(client: Client, store: FakeStore) -> None:

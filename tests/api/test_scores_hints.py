@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.ai import LEVELS
-from infra.ai_runner import PooledAi, make_executor
+from infra.ai_pool import PooledAi
 from service.matches import MatchService
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
 
@@ -121,8 +121,8 @@ async def test_hint_errors_in_order(client: Client) -> None:
 async def test_hint_from_the_real_ai_in_a_thread(
     client: Client, service: MatchService, level: str
 ) -> None:
-    executor = make_executor(0)
-    service.ai = PooledAi(executor, budget_ms=20)
+    ai = PooledAi(0, budget_ms=20)
+    service.ai = ai
     try:
         created = await create(client)
         match_id, seat = created["match"]["id"], tokens(created)
@@ -132,4 +132,4 @@ async def test_hint_from_the_real_ai_in_a_thread(
         assert answer.status_code == 200
         assert answer.json()["card"] in ("7C", "5S", "KH")
     finally:
-        executor.shutdown()
+        await ai.close()

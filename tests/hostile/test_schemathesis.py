@@ -112,13 +112,13 @@ def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> I
     shutil.copyfile(sqlite_template, path)
     database = make_engine(f"sqlite+aiosqlite:///{path}")
     store = SqlMatchStore(database)
-    runner = AiRunner(sweep_seconds=0.2)
+    runner = AiRunner(poll_seconds=0.2)
     service = MatchService(
         store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi(), on_change=runner.kick
     )
 
     async def start() -> None:
-        await runner.start(service.advance_ai, service.ai_turns)
+        await runner.start(service.play_ai_turn, store.claim_ai_turn)
 
     async def stop() -> None:
         await runner.stop()

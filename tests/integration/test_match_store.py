@@ -269,33 +269,6 @@ async def test_the_lobby_pages_oldest_first(store: SqlMatchStore) -> None:
     assert first.state.seats[1].kind == "open"
 
 
-async def test_ai_turns_lists_active_matches_waiting_on_an_ai(store: SqlMatchStore) -> None:
-    await stored(store, "humans")
-    await stored(store, "bots", "ai", "ai")
-    waiting_state = await stored(store, "lobby", "ai", "open")
-    mixed = await stored(store, "mixed", "human", "ai")
-    assert waiting_state.status == "waiting"
-
-    ai_first = {"bots", "mixed"} if mixed.seats[mixed.turn or 0].kind == "ai" else {"bots"}
-    assert set(await store.ai_turns()) == ai_first
-
-    state, events = advance(mixed)
-    await store.save("mixed", 0, state, events)
-    assert set(await store.ai_turns()) == {"bots", "mixed"} - ai_first | {"bots"}
-
-
-async def test_a_finished_match_waits_on_nobody(store: SqlMatchStore) -> None:
-    state = await stored(store, "bots", "ai", "ai")
-    version = state.version
-    events: list[StoredEvent] = []
-    while state.status == "active":
-        state, more = advance(state)
-        events += more
-    await store.save("bots", version, state, events)
-
-    assert await store.ai_turns() == []
-
-
 async def test_due_at_is_stored_with_each_change_and_read_back(store: SqlMatchStore) -> None:
     state, events = fresh()
     await store.create(MatchRecord("m1", state, T0, due_at=T0 + 0.25), events, {})

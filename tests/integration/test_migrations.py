@@ -33,7 +33,16 @@ from tests.support.audit import audit
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATE = "import asyncio, sys, infra.migrate as m; asyncio.run(m.migrate(sys.argv[1]))"
 
-TABLES = {"matches", "seats", "events", "idempotency", "reviews", "alembic_version"}
+TABLES = {
+    "matches",
+    "seats",
+    "events",
+    "idempotency",
+    "reviews",
+    "ai_turns",
+    "ai_workers",
+    "alembic_version",
+}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -314,3 +323,23 @@ async def test_the_sealing_migration_leaves_no_plaintext_and_keeps_the_answers(
         path = Path(make_url(empty_url).database or "")
         stored_bytes = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
         assert [t for t in tokens if t.encode() in stored_bytes] == []
+
+
+async def test_ai_turns_pending_before_0005_are_queued_humans_first(empty_url: str) -> None:
+    at = time.time() - 60
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0002")
+    bots, mixed, humans = (f"{name:_<22}" for name in ("bots", "mixed", "humans"))
+    await insert_old_match(empty_url, bots, ("ai", "ai"), 0, at)
+    await insert_old_match(empty_url, mixed, ("human", "ai"), 0, at + 1)
+    await insert_old_match(empty_url, humans, ("human", "human"), 0, at)
+
+    await migrate(empty_url)
+
+    engine = make_engine(empty_url)
+    try:
+        store = SqlMatchStore(engine)
+        claimed = [await store.claim_ai_turn(3.0) for _ in range(3)]
+        # Seat 1 leads: the mixed match waits on its AI, and comes first though younger.
+        assert claimed == [mixed, bots, None]
+    finally:
+        await engine.dispose()

@@ -336,9 +336,9 @@ def _another(value: object) -> str:
 
 
 # Settings of the contract (API.md, "Settled points") that compose.yaml sets and that
-# branches not merged yet add to infra/settings.py: issue 12's limits (the trusted proxy)
-# and its workers (AI in process). Each leaves this list when its Settings field lands.
-NOT_YET_SETTINGS = {"SCOPA_TRUSTED_PROXIES", "SCOPA_AI_IN_PROCESS"}
+# branches not merged yet add to infra/settings.py: issue 12's limits (the trusted proxy).
+# Each leaves this list when its Settings field lands.
+NOT_YET_SETTINGS = {"SCOPA_TRUSTED_PROXIES"}
 
 
 def test_every_variable_set_is_one_the_settings_read(services: dict[str, Any]) -> None:

@@ -54,7 +54,7 @@ async def serve(
 ) -> AsyncIterator[InProcess]:
     """``clock``: the service's, so a test can move a match past its moments."""
     engine = make_engine(url) if url is not None else None
-    runner = AiRunner(sweep_seconds=0.2)
+    runner = AiRunner(poll_seconds=0.2)
     store: MatchRepository
     service: MatchService
     if engine is not None:
@@ -76,7 +76,7 @@ async def serve(
         service,
         unavailable=(StoreDown, DatabaseUnavailable),
     )
-    await runner.start(service.advance_ai, service.ai_turns)
+    await runner.start(service.play_ai_turn, store.claim_ai_turn)
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

@@ -128,29 +128,13 @@ def start_server(
     """``scopa serve`` on ``database_url``, its log in ``folder``; ``env`` adds to or
     overrides the defaults below. The caller stops or kills it in a ``finally``."""
     port = port or free_port()
-    log = folder / f"server-{port}-{time.monotonic_ns()}.log"
-    full_env = {
-        **os.environ,
-        "SCOPA_DATABASE_URL": database_url,
-        "SCOPA_RATE_LIMIT": "0",
-        # Human seats only by default: one worker keeps the AI pool off the shared cores.
-        "SCOPA_AI_WORKERS": "1",
-        **(env or {}),
-    }
-    # `python -m infra.cli` is the `scopa` entry point, run from this checkout: an
-    # installed copy of the package could be older than the code under test.
-    command = [sys.executable, "-m", "infra.cli", "serve", "--host", "127.0.0.1"]
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            [*command, "--port", str(port)],
-            cwd=ROOT,
-            env=full_env,
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    server = Server(process, f"http://127.0.0.1:{port}", database_url, log)
+    server = _spawn(
+        ["serve", "--host", "127.0.0.1", "--port", str(port)],
+        database_url,
+        folder / f"server-{port}-{time.monotonic_ns()}.log",
+        env,
+        f"http://127.0.0.1:{port}",
+    )
     if wait:
         try:
             server.wait_ready()
@@ -158,3 +142,48 @@ def start_server(
             server.kill()
             raise
     return server
+
+
+def start_worker(database_url: str, folder: Path, env: Mapping[str, str] | None = None) -> Server:
+    """``scopa worker`` on ``database_url``, as ``start_server`` does ``scopa serve``, once
+    it plays AI turns."""
+    worker = _spawn(["worker"], database_url, folder / f"worker-{time.monotonic_ns()}.log", env, "")
+    deadline = time.monotonic() + READY_SECONDS
+    while "AI worker" not in worker.log_text():
+        if worker.process.poll() is not None or time.monotonic() > deadline:
+            worker.kill()
+            pytest.fail(f"the worker did not start:\n{worker.log_text()[-4000:]}")
+        time.sleep(0.1)
+    return worker
+
+
+def _spawn(
+    arguments: list[str],
+    database_url: str,
+    log: Path,
+    env: Mapping[str, str] | None,
+    base_url: str,
+) -> Server:
+    full_env = {
+        **os.environ,
+        "SCOPA_DATABASE_URL": database_url,
+        "SCOPA_RATE_LIMIT": "0",
+        # Matches of AI seats only play at once rather than at a watchable pace.
+        "SCOPA_AI_ONLY_MOVE_SECONDS": "0",
+        # Human seats only by default: one worker keeps the AI pool off the shared cores.
+        "SCOPA_AI_WORKERS": "1",
+        **(env or {}),
+    }
+    # `python -m infra.cli` is the `scopa` entry point, run from this checkout: an
+    # installed copy of the package could be older than the code under test.
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "infra.cli", *arguments],
+            cwd=ROOT,
+            env=full_env,
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return Server(process, base_url, database_url, log)

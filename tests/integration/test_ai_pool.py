@@ -1,0 +1,116 @@
+"""The AI pool (infra.ai_pool): decisions let in most urgent first, a caller that leaves
+costs no decision, and a pool that lost a process is replaced while ``missing`` says so."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+import pytest
+
+from domain.match import MatchState, Seat, legal_moves, new_match
+from domain.rules import make_rules
+from infra.ai_pool import AI_ONLY, FOR_A_HUMAN_SEAT, HUMAN_WAITS, PooledAi, PriorityGate, urgency
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def match(*kinds: str) -> MatchState:
+    seats = [Seat(k, "easy" if k == "ai" else None) for k in kinds]  # type: ignore[arg-type]
+    # Dealer 0: seat 1 leads.
+    return new_match(make_rules(players=len(kinds)), seats, seed=2, first_dealer=0)[0]
+
+
+def test_urgency_puts_a_waiting_human_first() -> None:
+    assert urgency(match("human", "ai"), 1) == HUMAN_WAITS
+    assert urgency(match("human", "ai"), 0) == FOR_A_HUMAN_SEAT  # a hint, an autoplay
+    assert urgency(match("ai", "ai"), 0) == AI_ONLY
+    assert HUMAN_WAITS < FOR_A_HUMAN_SEAT < AI_ONLY
+
+
+async def test_the_gate_lets_waiters_in_by_urgency_then_arrival() -> None:
+    gate = PriorityGate(1)
+    order: list[str] = []
+    held = asyncio.Event()
+
+    async def holder() -> None:
+        async with gate.slot(AI_ONLY):
+            held.set()
+            await asyncio.sleep(0.05)
+
+    async def waiter(name: str, urgency: int) -> None:
+        async with gate.slot(urgency):
+            order.append(name)
+
+    first = asyncio.create_task(holder())
+    await held.wait()
+    waiters = [
+        asyncio.create_task(waiter(name, level))
+        for name, level in (("bots", AI_ONLY), ("hint", FOR_A_HUMAN_SEAT), ("human", HUMAN_WAITS))
+    ]
+    await asyncio.sleep(0)
+    await asyncio.gather(first, *waiters)
+    assert order == ["human", "hint", "bots"]
+
+
+async def test_a_waiter_that_leaves_is_never_let_in() -> None:
+    gate = PriorityGate(1)
+    ran: list[str] = []
+    release = asyncio.Event()
+
+    async def use(name: str) -> None:
+        async with gate.slot(HUMAN_WAITS):
+            ran.append(name)
+            await release.wait()
+
+    busy = asyncio.create_task(use("busy"))
+    await asyncio.sleep(0)
+    gone = asyncio.create_task(use("gone"))
+    after = asyncio.create_task(use("after"))
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.gather(busy, after)
+    assert ran == ["busy", "after"]
+    assert await asyncio.gather(gone, return_exceptions=True)
+    assert gate.waiting == 0
+
+
+class Seen:
+    def __init__(self) -> None:
+        self.missing: list[bool] = []
+        self.decisions: list[str] = []
+
+    def decided(self, level: str, seconds: float, overran: bool) -> None:
+        self.decisions.append(level)
+
+    def pool_missing(self, missing: bool) -> None:
+        self.missing.append(missing)
+
+
+async def test_a_pool_that_lost_a_process_is_replaced_and_decides_again() -> None:
+    seen = Seen()
+    ai = PooledAi(1, budget_ms=20, observer=seen)
+    state = match("human", "ai")
+    try:
+        await ai.warm_up()
+        broken = ai.executor
+        broken.submit(os._exit, 1)  # its process dies, as under SIGKILL
+
+        deadline = time.monotonic() + 30
+        while not ai.missing and ai.executor is broken:
+            assert time.monotonic() < deadline, "the broken pool went unnoticed"
+            await asyncio.sleep(0.01)
+        # A decision asked for meanwhile waits for the new pool rather than failing.
+        move, _ = await ai.decide(state, 1, "easy", 7)
+
+        assert move in legal_moves(state)
+        assert ai.executor is not broken
+        assert not ai.missing
+        assert ai.capacity == 1
+        assert seen.missing == [True, False]
+        assert seen.decisions == ["easy"]
+    finally:
+        await ai.close()

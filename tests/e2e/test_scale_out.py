@@ -1,7 +1,8 @@
-"""Scale-out on Postgres: three API processes on loopback ports, behind nothing, 40 matches
-played at once by bots on the human seats (AI seats played by the API processes), each
-match watched by a spectator's event stream on another process than its players', and
-one process SIGKILLed midway.
+"""Scale-out on Postgres: three API processes on loopback ports, behind nothing, and two
+``scopa worker`` processes; 40 matches played at once by bots on the human seats (AI seats
+played by the workers alone, as compose runs them), each match watched by a spectator's
+event stream on another process than its players', and one API process and one worker
+SIGKILLed midway.
 
 Clients spread over the processes, and each fails over to the next one when its own does
 not answer, as clients behind a proxy would. Afterwards every match is finished, the store
@@ -25,7 +26,7 @@ import pytest
 
 from tests.support.audit import audit
 from tests.support.driver import ANSWER_SECONDS, Journal, Player
-from tests.support.server_process import Server, start_server
+from tests.support.server_process import Server, start_server, start_worker
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(300)]
 
@@ -37,6 +38,9 @@ FINISH_SECONDS = 150.0
 # The kill comes once this many moves were acknowledged (a match of one deal has 36).
 KILL_AFTER_ACKS = 300
 ENV = {"SCOPA_LIMITS": "off", "SCOPA_AI_ONLY_MOVE_SECONDS": "0"}
+WORKERS = 2
+# The API processes play no AI turn: the workers do.
+API_ENV = {**ENV, "SCOPA_AI_IN_PROCESS": "off"}
 
 
 class Spread(httpx.AsyncBaseTransport):
@@ -83,18 +87,22 @@ def setup(number: int) -> dict[str, Any]:
     return {"seats": [{"kind": "human"}, second], "rules": {"target": 1}, "seed": 1300 + number}
 
 
-async def started(database_url: str, folder: Path) -> list[Server]:
+async def started(database_url: str, folder: Path) -> tuple[list[Server], list[Server]]:
+    """The API processes, then the workers."""
     # Together: their migrations take turns under Postgres's advisory lock.
-    start = functools.partial(start_server, database_url, folder, ENV)
-    return list(await asyncio.gather(*(asyncio.to_thread(start) for _ in range(PROCESSES))))
+    start = functools.partial(start_server, database_url, folder, API_ENV)
+    servers = list(await asyncio.gather(*(asyncio.to_thread(start) for _ in range(PROCESSES))))
+    work = functools.partial(start_worker, database_url, folder, ENV)
+    workers = list(await asyncio.gather(*(asyncio.to_thread(work) for _ in range(WORKERS))))
+    return servers, workers
 
 
 async def test_three_processes_one_killed_every_match_and_stream_whole(
     new_postgres_database: Callable[[], str], tmp_path: Path
 ) -> None:
     database_url = new_postgres_database()
-    servers = await started(database_url, tmp_path)
-    doomed = servers[0]
+    servers, workers = await started(database_url, tmp_path)
+    doomed, doomed_worker = servers[0], workers[0]
     players = [Journal() for _ in range(PROCESSES)]
     watchers = [Journal() for _ in range(PROCESSES)]
     try:
@@ -130,6 +138,7 @@ async def test_three_processes_one_killed_every_match_and_stream_whole(
                         break
                     await asyncio.sleep(0.002)
                 doomed.kill()
+                doomed_worker.kill()
                 return acked()
 
             deadline = time.monotonic() + FINISH_SECONDS
@@ -154,7 +163,7 @@ async def test_three_processes_one_killed_every_match_and_stream_whole(
         acks = list(itertools.chain.from_iterable(journal.acks for journal in players))
         checked = await audit(database_url, [match_id for match_id, _ in matches], acks)
     finally:
-        await asyncio.gather(*(asyncio.to_thread(server.stop) for server in servers))
+        await asyncio.gather(*(asyncio.to_thread(process.stop) for process in (*servers, *workers)))
 
     journals = players + watchers
     assert [b for j in journals for b in j.breaches] == []
@@ -174,3 +183,5 @@ async def test_three_processes_one_killed_every_match_and_stream_whole(
     assert watchers[PROCESSES - 1].streams_resumed > 0
     for server in servers[1:]:
         server.assert_stops_cleanly()
+    # The surviving worker played the killed one's AI turns, then stopped on SIGTERM.
+    assert workers[1].stop() == 0, workers[1].log_text()[-4000:]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from litestar import Litestar
 from sqlalchemy.engine import make_url
@@ -18,6 +19,7 @@ from api.metrics import GameMetrics
 from infra.ai_runner import AiRunner, PooledAi, make_executor
 from infra.db import DatabaseUnavailable, make_engine
 from infra.deadline_runner import DeadlineRunner
+from infra.limits import SqlLimits
 from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
@@ -31,10 +33,12 @@ KEY_LIFETIME_SECONDS = 25 * 3600
 PURGE_EVERY_SECONDS = 3600.0
 
 
-def build_app(settings: Settings) -> Litestar:
+def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> Litestar:
+    """The app as ``scopa serve`` serves it; ``clock`` (unix seconds) is the limits'."""
     engine = make_engine(settings.database_url)
     postgres = make_url(settings.database_url).get_backend_name() == "postgresql"
     store = SqlMatchStore(engine, notify=CHANNEL if postgres else None)
+    limits = SqlLimits(engine, clock=clock)
     bus = PostgresEventBus(settings.database_url) if postgres else LocalEventBus()
     executor = make_executor(settings.ai_workers)
     ai = PooledAi(executor, settings.ai_budget_ms)
@@ -71,6 +75,7 @@ def build_app(settings: Settings) -> Litestar:
         await runner.start(service.advance_ai, service.ai_turns)
         await deadlines.start(service.enforce, service.due)
         background.append(asyncio.create_task(purge_keys(), name="purge-keys"))
+        background.append(asyncio.create_task(limits.keep_renewing(), name="renew-leases"))
 
     async def stop() -> None:
         await deadlines.stop()
@@ -90,6 +95,9 @@ def build_app(settings: Settings) -> Litestar:
         settings,
         service,
         unavailable=(DatabaseUnavailable,),
+        counts=limits,
+        slots=limits,
+        clock=clock,
         on_startup=[start],
         on_shutdown=[stop],
     )

@@ -33,6 +33,7 @@ from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
 from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
+from service.limits import Quota, QuotaExceeded
 from service.ports import (
     Idempotency,
     IdempotencyConflict,
@@ -120,13 +121,17 @@ _DROPPED: tuple[type[Exception], ...] = (
 
 P = ParamSpec("P")
 R = TypeVar("R")
+S = TypeVar("S")
 
 
 def _reaching_database(
-    method: Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]],
-) -> Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]]:
+    method: Callable[Concatenate[S, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+    """A store's method, made to answer within OPERATION_SECONDS or raise
+    DatabaseUnavailable, as it does when the driver says the database is out of reach."""
+
     @functools.wraps(method)
-    async def guarded(store: SqlMatchStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+    async def guarded(store: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         # Waiting on the call rather than in it: at the deadline the caller has its
         # answer at once, while the cancelled call lets go of its connection aside.
         call = asyncio.ensure_future(method(store, *args, **kwargs))
@@ -198,9 +203,13 @@ class SqlMatchStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: tuple[Idempotency, StoredAnswer] | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         now = self._clock()
         async with write_transaction(self._engine) as conn:
+            if quota is not None:
+                await self._within(conn, quota)
             try:
                 await conn.execute(
                     insert(MATCHES).values(
@@ -208,6 +217,8 @@ class SqlMatchStore:
                         # As created: the log replays from here.
                         initial=_encode(record.state),
                         created_at=record.created_at,
+                        owner=quota and quota.owner,
+                        quota=quota and quota.name,
                         **_state_columns(record.state, now, record.due_at),
                     )
                 )
@@ -217,6 +228,25 @@ class SqlMatchStore:
             await _add_seats(conn, record.id, token_hashes)
             if answer is not None:
                 await _keep_answer(conn, *answer, now)
+
+    async def _within(self, conn: AsyncConnection, quota: Quota) -> None:
+        """QuotaExceeded unless the owner holds fewer than ``quota.cap`` matches of it.
+        Creations of one owner queue on a lock until the transaction ends, so racing
+        ones cannot both take the last slot (SQLite has one writer anyway)."""
+        if self._postgres:
+            await conn.execute(
+                text("SELECT pg_advisory_xact_lock(hashtext(:owner))"),
+                {"owner": f"quota:{quota.owner}"},
+            )
+        held = await conn.scalar(
+            select(func.count()).where(
+                MATCHES.c.owner == quota.owner,
+                MATCHES.c.quota == quota.name,
+                MATCHES.c.status == quota.status,
+            )
+        )
+        if held >= quota.cap:
+            raise QuotaExceeded(quota.name, quota.cap)
 
     @_reaching_database
     async def get(self, match_id: str) -> MatchRecord | None:

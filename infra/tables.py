@@ -3,7 +3,7 @@ plus the few columns that queries filter on. Times are unix seconds (floats)."""
 
 from __future__ import annotations
 
-from sqlalchemy import Double, ForeignKey, Index, LargeBinary, MetaData, String
+from sqlalchemy import Double, ForeignKey, Index, Integer, LargeBinary, MetaData, String
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING = {
@@ -32,6 +32,10 @@ class MatchRow(Base):
     ai_turn: Mapped[bool]
     # The next moment something must happen to the match (service.lifecycle); NULL: none.
     due_at: Mapped[float | None] = mapped_column(Double)
+    # Set on a match that counts toward its creator's "at once" quota (service.quotas):
+    # the creator's client (an address or a /64), and the quota's name; NULL otherwise.
+    owner: Mapped[str | None] = mapped_column(String)
+    quota: Mapped[str | None] = mapped_column(String(16))
 
     __table_args__ = (
         # The lobby: equality on the flag, then already in (created_at, id) order.
@@ -39,6 +43,7 @@ class MatchRow(Base):
         Index(None, "ai_turn"),
         # The deadline runners' range scan, every half second in each process.
         Index(None, "due_at"),
+        Index(None, "owner", "quota", "status"),
     )
 
 
@@ -74,3 +79,30 @@ class IdempotencyRow(Base):
     fingerprint: Mapped[str] = mapped_column(String)
     body: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[float] = mapped_column(Double, index=True)
+
+
+class LimitCountRow(Base):
+    """Requests counted under a rate limit, per client and fixed window (api.ratelimit),
+    shared by every process. Rows of windows that have ended are purged."""
+
+    __tablename__ = "limit_counts"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    client: Mapped[str] = mapped_column(String, primary_key=True)
+    period: Mapped[int] = mapped_column(Integer, primary_key=True)
+    used: Mapped[int]
+    cap: Mapped[int]  # the limit when the window opened: a count stops there
+    ends_at: Mapped[float] = mapped_column(Double, index=True)
+
+
+class StreamLeaseRow(Base):
+    """An open event stream or long poll, counted by the "at once" stream quotas. The
+    process holding it renews ``expires_at``; a dead process's leases lapse by it."""
+
+    __tablename__ = "stream_leases"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    process: Mapped[str] = mapped_column(String, index=True)
+    client: Mapped[str] = mapped_column(String, index=True)
+    match_id: Mapped[str | None] = mapped_column(String, index=True)  # NULL: a long poll
+    expires_at: Mapped[float] = mapped_column(Double, index=True)

@@ -61,6 +61,7 @@ from service.ids import (
     token_hash,
 )
 from service.lifecycle import AUTOPLAY_LEVEL, Lifecycle, autoplays, lapse, lapses
+from service.limits import OwnerQuotas
 from service.ports import (
     AiPlayer,
     EventBus,
@@ -252,7 +253,16 @@ class MatchService:
 
     # -- changes ----------------------------------------------------------------------
 
-    async def create(self, setup: Setup, key: str | None, fingerprint: str) -> Created:
+    async def create(
+        self,
+        setup: Setup,
+        key: str | None,
+        fingerprint: str,
+        *,
+        quotas: OwnerQuotas | None = None,
+    ) -> Created:
+        """A new match; QuotaExceeded when it would take its creator over ``quotas``."""
+
         async def run(request: Claim | None) -> Created:
             state, events = self._new_state(setup)
             match_id = new_match_id()
@@ -264,7 +274,10 @@ class MatchService:
                 tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
             )
             hashes = {seat: token_hash(token) for seat, token in tokens.items()}
-            await self.matches.create(record, events, hashes, answer_of(request, created))
+            quota = quotas.of(state) if quotas is not None else None
+            await self.matches.create(
+                record, events, hashes, answer_of(request, created), quota=quota
+            )
             for seat, hashed in hashes.items():
                 self.recent.remember(record, hashed, seat)
             self.observer.match_created()

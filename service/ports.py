@@ -14,6 +14,7 @@ import msgspec
 from domain.events import StoredEvent
 from domain.match import MatchState
 from domain.moves import Move
+from service.limits import Quota
 
 
 class VersionConflict(Exception):
@@ -63,9 +64,12 @@ class MatchRepository(Protocol):
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         """Store a new match, its first events, its seat token hashes and, atomically with
-        them, the idempotent answer to keep."""
+        them, the idempotent answer to keep. With ``quota``, the match counts toward it,
+        and is not stored (QuotaExceeded) if its owner already holds ``quota.cap``."""
 
     async def get(self, match_id: str) -> MatchRecord | None: ...
 

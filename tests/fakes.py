@@ -16,6 +16,7 @@ from domain.ai import LEVELS
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
+from service.limits import Quota, QuotaExceeded, Window
 from service.ports import (
     Answer,
     Idempotency,
@@ -114,6 +115,7 @@ class FakeStore:
     initials: dict[str, MatchState] = field(default_factory=dict)
     down: bool = False
     saves: int = 0
+    quotas: dict[str, Quota] = field(default_factory=dict)  # by match id
 
     def __post_init__(self) -> None:
         self.reads = FakeReads(self)
@@ -129,8 +131,19 @@ class FakeStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         self.check()
+        if quota is not None:
+            held = sum(
+                (q.owner, q.name) == (quota.owner, quota.name)
+                and self.records[match_id].state.status == quota.status
+                for match_id, q in self.quotas.items()
+            )
+            if held >= quota.cap:
+                raise QuotaExceeded(quota.name, quota.cap)
+            self.quotas[record.id] = quota
         self.records[record.id] = record
         self.initials[record.id] = record.state
         self.log[record.id] = list(events)
@@ -227,3 +240,41 @@ class FirstMoveAi:
         assert state.turn == seat
         self.calls += 1
         return legal_moves(state)[0], f"{level}: the first legal move"
+
+
+class FakeCounts:
+    """``service.limits.Counts`` in memory (one process: the app tests over the fakes)."""
+
+    def __init__(self) -> None:
+        self.used: dict[tuple[str, str, int], int] = {}
+
+    async def count(self, windows: Sequence[Window], *, take: bool) -> tuple[bool, list[int]]:
+        keys = [(w.name, w.client, w.period) for w in windows]
+        used = [self.used.get(key, 0) for key in keys]
+        allowed = all(n < w.cap for n, w in zip(used, windows, strict=True))
+        if take and allowed:
+            used = [n + 1 for n in used]
+            self.used.update(zip(keys, used, strict=True))
+        return allowed, used
+
+
+class FakeSlots:
+    """``service.limits.Slots`` in memory."""
+
+    def __init__(self) -> None:
+        self.leases: dict[str, tuple[str, str | None]] = {}
+
+    async def hold(
+        self, client: str, match_id: str | None, per_client: int, per_match: int
+    ) -> str | None:
+        held = self.leases.values()
+        if per_client and sum(c == client for c, _ in held) >= per_client:
+            return None
+        if per_match and match_id and sum(m == match_id for _, m in held) >= per_match:
+            return None
+        lease = f"lease-{len(self.leases)}-{client}"
+        self.leases[lease] = (client, match_id)
+        return lease
+
+    async def release(self, lease: str) -> None:
+        del self.leases[lease]

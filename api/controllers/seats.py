@@ -14,8 +14,9 @@ from api.controllers.params import (
     Service,
     identify,
 )
-from api.openapi import problems
+from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.parsing import decode_body, fingerprint, idempotency_key, json_body
+from api.ratelimit import JOINS
 from api.schemas import JoinRequest
 from service.matches import Joined
 
@@ -31,9 +32,12 @@ class SeatController(Controller):
         summary="Take an open seat; the answer holds its token",
         description="Takes an `open` seat, which becomes `human`: no body, or an empty "
         "object, and no token needed. The answer holds the seat's secret token. Taking the "
-        "last open seat makes the match active and deals it.",
+        "last open seat makes the match active and deals it. Joins per client address "
+        "per minute are limited (429).",
         status_code=200,
-        responses=problems(400, 401, 404, 409, 413, 415, 422, 503),
+        responses=problems(400, 401, 404, 409, 413, 415, 422, 429, 503),
+        response_headers=RATE_LIMIT_HEADERS,
+        opt={"limits": (JOINS,)},
     )
     async def join(
         self,

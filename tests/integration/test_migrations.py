@@ -33,7 +33,15 @@ from tests.support.audit import audit
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATE = "import asyncio, sys, infra.migrate as m; asyncio.run(m.migrate(sys.argv[1]))"
 
-TABLES = {"matches", "seats", "events", "idempotency", "alembic_version"}
+TABLES = {
+    "matches",
+    "seats",
+    "events",
+    "idempotency",
+    "limit_counts",
+    "stream_leases",
+    "alembic_version",
+}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -26,7 +26,7 @@ from infra.migrate import migrate
 
 PG_HOST = os.environ.get("SCOPA_TEST_PG_HOST", "127.0.0.1:5432")
 PG_ADMIN_DSN = f"postgresql://postgres@{PG_HOST}/postgres"
-TABLES = ("events", "seats", "idempotency", "matches")
+TABLES = ("events", "seats", "idempotency", "matches", "limit_counts", "stream_leases")
 
 T = TypeVar("T")
 

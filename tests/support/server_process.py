@@ -132,7 +132,7 @@ def start_server(
     full_env = {
         **os.environ,
         "SCOPA_DATABASE_URL": database_url,
-        "SCOPA_RATE_LIMIT": "0",
+        "SCOPA_LIMITS": "off",
         # Human seats only by default: one worker keeps the AI pool off the shared cores.
         "SCOPA_AI_WORKERS": "1",
         **(env or {}),

@@ -1,0 +1,189 @@
+"""The limits' counts in the database, so that every process sees the same ones.
+
+Rate limits (``api.ratelimit``) count requests in fixed windows, one row per limit, client
+and window, taken in one statement: an upsert that adds one only while the row is under
+its cap, and returns the count (``INSERT ... ON CONFLICT DO UPDATE ... WHERE ...
+RETURNING``, on Postgres and SQLite alike). Several limits on one request are one
+statement too; when one of them refuses, what the others took is given back.
+
+Open streams and long polls (``api.streams``) are leases: a row each, inserted only
+while the client and the match are under their caps (one statement), deleted when the
+stream ends. This process renews its leases every RENEW_SECONDS; a process that dies leaves
+leases that lapse within LEASE_SECONDS. Two opens racing in one instant may both pass
+the last slot (each count is read before the other's insert commits): caps are bounds
+against crowding, not exact to the unit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+
+from sqlalchemy import (
+    Double,
+    String,
+    Table,
+    and_,
+    delete,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from infra.db import DatabaseUnavailable, is_sqlite, write_transaction
+from infra.repositories import _reaching_database
+from infra.tables import LimitCountRow, StreamLeaseRow
+from service.limits import Window
+
+COUNTS: Table = LimitCountRow.__table__  # type: ignore[assignment]
+LEASES: Table = StreamLeaseRow.__table__  # type: ignore[assignment]
+
+# API.md: slots held by a process free within 30 s of its death.
+LEASE_SECONDS = 30.0
+RENEW_SECONDS = 10.0
+ENDED_WINDOW_KEPT = 60.0
+
+log = logging.getLogger(__name__)
+
+
+class SqlLimits:
+    """``service.limits.Counts`` and ``Slots`` on the database."""
+
+    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], float] = time.time) -> None:
+        self._engine = engine
+        self._clock = clock
+        self.process = uuid.uuid4().hex  # this process's leases
+        self._insert = sqlite.insert if is_sqlite(engine) else postgresql.insert
+        self._unreleased: set[str] = set()
+
+    async def _run(self, statement: object) -> list[tuple[object, ...]]:
+        if is_sqlite(self._engine):
+            async with write_transaction(self._engine) as conn:
+                return [tuple(row) for row in await conn.execute(statement)]
+        async with self._engine.connect() as conn:
+            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            return [tuple(row) for row in await conn.execute(statement)]
+
+    @_reaching_database
+    async def count(self, windows: Sequence[Window], *, take: bool) -> tuple[bool, list[int]]:
+        keys = [(w.name, w.client, w.period) for w in windows]
+        caps = [w.cap for w in windows]
+        if not take:
+            query = select(COUNTS.c.name, COUNTS.c.client, COUNTS.c.period, COUNTS.c.used).where(
+                _keyed(keys)
+            )
+            async with self._engine.connect() as conn:
+                found = {tuple(r[:3]): r[3] for r in await conn.execute(query)}
+            used = [found.get(key, 0) for key in keys]
+            return all(n < cap for n, cap in zip(used, caps, strict=True)), used
+        upsert = self._insert(COUNTS).values(
+            [
+                {
+                    "name": w.name,
+                    "client": w.client,
+                    "period": w.period,
+                    "used": 1,
+                    "cap": w.cap,
+                    "ends_at": w.ends_at,
+                }
+                for w in windows
+            ]
+        )
+        upsert = upsert.on_conflict_do_update(
+            index_elements=[COUNTS.c.name, COUNTS.c.client, COUNTS.c.period],
+            set_={"used": COUNTS.c.used + 1},
+            where=COUNTS.c.used < upsert.excluded.cap,
+        ).returning(COUNTS.c.name, COUNTS.c.client, COUNTS.c.period, COUNTS.c.used)
+        taken = {tuple(r[:3]): int(r[3]) for r in await self._run(upsert)}
+        if len(taken) == len(keys):
+            return True, [taken[key] for key in keys]
+        if taken:
+            await self._run(
+                update(COUNTS).where(_keyed(list(taken))).values(used=COUNTS.c.used - 1)
+            )
+        return False, [
+            taken[key] - 1 if key in taken else cap for key, cap in zip(keys, caps, strict=True)
+        ]
+
+    @_reaching_database
+    async def hold(
+        self, client: str, match_id: str | None, per_client: int, per_match: int
+    ) -> str | None:
+        """A lease for a stream (``match_id``) or a long poll (None) of ``client``, if
+        both are under their caps (0: no cap); its id, or None when refused."""
+        now = self._clock()
+        lease = uuid.uuid4().hex
+        live = LEASES.c.expires_at > now
+        under = []
+        if per_client:
+            held = select(func.count()).where(LEASES.c.client == client, live)
+            under.append(held.scalar_subquery() < per_client)
+        if per_match and match_id is not None:
+            held = select(func.count()).where(LEASES.c.match_id == match_id, live)
+            under.append(held.scalar_subquery() < per_match)
+        values = select(
+            literal(lease, String),
+            literal(self.process, String),
+            literal(client, String),
+            literal(match_id, String),
+            literal(now + LEASE_SECONDS, Double),
+        ).where(*under)
+        statement = (
+            insert(LEASES)
+            .from_select(["id", "process", "client", "match_id", "expires_at"], values)
+            .returning(LEASES.c.id)
+        )
+        return lease if await self._run(statement) else None
+
+    async def release(self, lease: str) -> None:
+        """Let go of a lease; if the database does not answer, the next renewal does."""
+        try:
+            await self._delete(lease)
+        except DatabaseUnavailable:
+            self._unreleased.add(lease)
+
+    @_reaching_database
+    async def _delete(self, *leases: str) -> None:
+        await self._run(delete(LEASES).where(LEASES.c.id.in_(leases)))
+
+    @_reaching_database
+    async def renew(self) -> None:
+        """Keep this process's leases alive; drop lapsed leases and ended windows."""
+        now = self._clock()
+        if self._unreleased:
+            unreleased = tuple(self._unreleased)
+            await self._run(delete(LEASES).where(LEASES.c.id.in_(unreleased)))
+            self._unreleased.difference_update(unreleased)
+        await self._run(
+            update(LEASES)
+            .where(LEASES.c.process == self.process)
+            .values(expires_at=now + LEASE_SECONDS)
+        )
+        await self._run(delete(LEASES).where(LEASES.c.expires_at <= now))
+        # A window is kept a while past its end, for a process whose clock is behind.
+        await self._run(delete(COUNTS).where(COUNTS.c.ends_at <= now - ENDED_WINDOW_KEPT))
+
+    async def keep_renewing(self) -> None:
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            try:
+                await self.renew()
+            except DatabaseUnavailable:
+                log.warning("stream leases not renewed: the database does not answer")
+
+
+def _keyed(keys: Sequence[tuple[object, ...]]) -> object:
+    return or_(
+        *(
+            and_(COUNTS.c.name == name, COUNTS.c.client == client, COUNTS.c.period == period)
+            for name, client, period in keys
+        )
+    )

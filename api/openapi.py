@@ -41,7 +41,7 @@ _STATUS_TEXT = {
 # The statuses whose answers always say when to come back.
 _RETRY_AFTER = {
     "429": "Seconds until the request may be let through: the end of the window of a "
-    "rate, or (at most 10) a hint for an \"at once\" quota",
+    'rate, or (at most 10) a hint for an "at once" quota',
 }
 # Sent on every answer of a limited route (429s included), one list member per limit on.
 RATE_LIMIT_HEADERS = [

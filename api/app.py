@@ -242,7 +242,7 @@ def create_app(
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
         on_startup=list(on_startup),
-        on_shutdown=list(on_shutdown),
+        on_shutdown=[streams.settle, *on_shutdown],
         # For the server: a shutdown ends the streams before it waits on requests.
         state=State({"close_streams": service.close_streams}),
     )

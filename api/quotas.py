@@ -69,11 +69,17 @@ class StreamLimits:
         try:
             yield True
         finally:
-            # A task of its own: a stream's end may come as a cancellation, which would
-            # cut a release awaited here short and leave the slot held until it lapses.
+            # A task of its own, shielded: a stream's end may come as a cancellation (the
+            # client went), which must not cut the release short and leave the slot held
+            # until it lapses.
             task = asyncio.create_task(slots.release(lease), name="release-stream-lease")
             self._releasing.add(task)
             task.add_done_callback(self._releasing.discard)
+            await asyncio.shield(task)
+
+    async def settle(self) -> None:
+        """Wait for the releases under way (at shutdown, before the store closes)."""
+        await asyncio.gather(*self._releasing, return_exceptions=True)
 
     @asynccontextmanager
     async def long_poll(self, scope: Scope) -> AsyncIterator[None]:

@@ -21,6 +21,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from sqlalchemy import (
     Double,
@@ -37,6 +38,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.sql import Executable
 
 from infra.db import DatabaseUnavailable, is_sqlite, write_transaction
 from infra.repositories import _reaching_database
@@ -64,13 +66,17 @@ class SqlLimits:
         self._insert = sqlite.insert if is_sqlite(engine) else postgresql.insert
         self._unreleased: set[str] = set()
 
-    async def _run(self, statement: object) -> list[tuple[object, ...]]:
+    async def _run(self, statement: Executable) -> list[tuple[Any, ...]]:
+        """One statement, committed; the rows it returns. On Postgres it commits by itself
+        (no BEGIN and COMMIT round trips); SQLite's single writer takes its write lock."""
         if is_sqlite(self._engine):
             async with write_transaction(self._engine) as conn:
-                return [tuple(row) for row in await conn.execute(statement)]
+                result = await conn.execute(statement)
+                return [tuple(row) for row in result] if result.returns_rows else []
         async with self._engine.connect() as conn:
             conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            return [tuple(row) for row in await conn.execute(statement)]
+            result = await conn.execute(statement)
+            return [tuple(row) for row in result] if result.returns_rows else []
 
     @_reaching_database
     async def count(self, windows: Sequence[Window], *, take: bool) -> tuple[bool, list[int]]:

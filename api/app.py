@@ -28,6 +28,9 @@ from api.controllers.matches import MatchController
 from api.controllers.moves import MoveController
 from api.controllers.pages import SWAGGER_ASSETS, swagger_assets
 from api.controllers.problems import problem_page
+from api.controllers.records import RecordController
+from api.controllers.rematch import RematchController
+from api.controllers.reviews import ReviewController
 from api.controllers.scores import ScoreController
 from api.controllers.seats import SeatController
 from api.controllers.web import start_screen, static_files
@@ -37,7 +40,15 @@ from api.metrics import count_active, metrics_controller
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
 from api.quotas import CreationQuotas, StreamLimits
-from api.ratelimit import CREATE, HINTS, HINTS_PER_ADDRESS, JOINS, RateLimiter, RateLimits
+from api.ratelimit import (
+    CREATE,
+    HINTS,
+    HINTS_PER_ADDRESS,
+    JOINS,
+    REVIEWS,
+    RateLimiter,
+    RateLimits,
+)
 from service.limits import Counts, Slots
 from service.matches import MatchService
 
@@ -72,6 +83,9 @@ class AppSettings(Protocol):
 
     @property
     def hints_per_address_per_minute(self) -> int: ...
+
+    @property
+    def reviews_per_minute(self) -> int: ...
 
     @property
     def waiting_per_address(self) -> int: ...
@@ -196,6 +210,7 @@ def create_app(
             (JOINS, settings.joins_per_minute, "address"),
             (HINTS, settings.hints_per_minute, "token"),
             (HINTS_PER_ADDRESS, settings.hints_per_address_per_minute, "address"),
+            (REVIEWS, settings.reviews_per_minute, "address"),
         )
     }
     streams = StreamLimits(slots, clients, settings.streams_per_address, settings.streams_per_match)
@@ -213,6 +228,9 @@ def create_app(
             ScoreController,
             HintController,
             SeatController,
+            RematchController,
+            RecordController,
+            ReviewController,
             HealthController,
             Router(
                 "/",

@@ -20,6 +20,7 @@ REQUEST_HEADERS = (
     "Authorization",
     "Content-Type",
     "If-Match",
+    "If-None-Match",
     "Idempotency-Key",
     "Last-Event-ID",
     "X-Request-ID",

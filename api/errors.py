@@ -35,6 +35,7 @@ from service.errors import (
     IdempotencyKeyReused,
     InvalidCursor,
     InvalidToken,
+    MatchNotFinished,
     MatchNotFound,
     MoveRefused,
     StaleVersion,
@@ -72,6 +73,7 @@ NO_SUCH_SEAT = Kind("no-such-seat", 404, "No such seat in this match")
 INVALID_TOKEN = Kind("invalid-token", 401, "Missing or invalid seat token")
 METRICS_TOKEN = Kind("metrics-token", 401, "Missing or invalid metrics token")
 MATCH_NOT_ACTIVE = Kind("match-not-active", 409, "The match is not being played")
+MATCH_NOT_FINISHED = Kind("match-not-finished", 409, "The match is not finished")
 NOT_YOUR_TURN = Kind("not-your-turn", 409, "It is not this seat's turn")
 SEAT_NOT_OPEN = Kind("seat-not-open", 409, "The seat is not open")
 CANNOT_ABORT = Kind("cannot-abort", 409, "The match can no longer be aborted")
@@ -98,6 +100,7 @@ _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (InvalidToken, INVALID_TOKEN),
     (InvalidSetup, INVALID_SETUP),
     (MatchNotActive, MATCH_NOT_ACTIVE),
+    (MatchNotFinished, MATCH_NOT_FINISHED),
     (NotYourTurn, NOT_YOUR_TURN),
     (SeatNotOpen, SEAT_NOT_OPEN),
     (CannotAbort, CANNOT_ABORT),

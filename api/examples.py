@@ -17,9 +17,20 @@ BODIES: dict[str, dict[str, Any]] = {
             "summary": "One player against the expert AI, default rules",
             "value": {"seats": [_HUMAN, {"kind": "ai", "level": "expert"}]},
         },
+        "training": {
+            "summary": "A named player against the easy AI, its cards shown (training)",
+            "value": {
+                "seats": [{"kind": "human", "name": "Ada"}, {"kind": "ai", "level": "easy"}],
+                "rules": {"reveal_ai_hands": True},
+            },
+        },
         "twoPlayers": {
             "summary": "Two players at one table, a chosen shuffle and dealer",
             "value": {"seats": [_HUMAN, _HUMAN], "seed": 12345, "first_dealer": 0},
+        },
+        "waitingForOne": {
+            "summary": "A player waiting in the lobby for someone to take seat 1",
+            "value": {"seats": [{"kind": "human", "name": "Ada"}, {"kind": "open"}]},
         },
         "fourPlayers": {
             "summary": "Partners, one seat left open for someone to join",
@@ -39,9 +50,13 @@ BODIES: dict[str, dict[str, Any]] = {
             "value": {"card": "2S", "capture": []},
         },
     },
-    "joinSeat": {"empty": {"summary": "Join takes no options", "value": {}}},
+    "joinSeat": {
+        "empty": {"summary": "No name: the seat shows none", "value": {}},
+        "named": {"summary": "A name, shown to everyone", "value": {"name": "Bea"}},
+    },
     "resignMatch": {"empty": {"summary": "Resigning takes no options", "value": {}}},
     "abortMatch": {"empty": {"summary": "Aborting takes no options", "value": {}}},
+    "rematchMatch": {"empty": {"summary": "A rematch takes no options", "value": {}}},
 }
 
 _RULES = {
@@ -53,9 +68,12 @@ _RULES = {
     "diamond_sequence": False,
     "turn_seconds": None,
     "on_timeout": "autoplay",
+    "reveal_ai_hands": False,
 }
-_PLAYER = {"seat": 0, "team": 0, "kind": "human", "level": None}
-_EXPERT = {"seat": 1, "team": 1, "kind": "ai", "level": "expert"}
+_PLAYER = {"seat": 0, "team": 0, "kind": "human", "level": None, "name": None, "hand": None}
+_EXPERT = {"seat": 1, "team": 1, "kind": "ai", "level": "expert", "name": None, "hand": None}
+# The match was dealt from a seed its creator gave: no commitment to check.
+_SEEDED = {"seeded": True, "fairness": None, "rematch": None}
 _EMPTY_PILES: list[dict[str, Any]] = [
     {
         "team": t,
@@ -137,6 +155,8 @@ _CREATED = {
         "winner": None,
         "end_reason": None,
         "turn_deadline": None,
+        **_SEEDED,
+        "last_seq": 1,
     },
     "tokens": [{"seat": 0, "token": "_5zusWtynJE5kMR5X1qckj6tjpCfcfj18VBCfr1zzp0"}],
 }
@@ -184,6 +204,9 @@ _VIEW = {
     "winner": None,
     "end_reason": None,
     "turn_deadline": None,
+    **_SEEDED,
+    # Deal 1's 42 events, its leftovers and score, then deal 2's start, 24 plays and 4 packets.
+    "last_seq": 73,
 }
 # The same view once seat 0 has played JD taking JH: the expert's turn.
 _MOVED = {
@@ -205,6 +228,7 @@ _MOVED = {
     "table": ["KH", "AD"],
     "hand": ["2S", "QS"],
     "legal_moves": [],
+    "last_seq": 74,
 }
 _EVENTS = {
     "events": [
@@ -235,6 +259,7 @@ _EVENTS = {
             "dealer": 1,
             "table": ["5H", "5D", "JS", "3S"],
             "hand": ["4D", "AS", "3D"],
+            "hands": None,
         },
     ],
     "last_seq": 45,
@@ -284,7 +309,15 @@ _LOBBY = {
             "you": None,
             "seats": [
                 {**_PLAYER, "hand_count": 0},
-                {"seat": 1, "team": 1, "kind": "open", "level": None, "hand_count": 0},
+                {
+                    "seat": 1,
+                    "team": 1,
+                    "kind": "open",
+                    "level": None,
+                    "hand_count": 0,
+                    "name": None,
+                    "hand": None,
+                },
             ],
             "teams": _EMPTY_PILES,
             "deal": 0,
@@ -299,6 +332,8 @@ _LOBBY = {
             "winner": None,
             "end_reason": None,
             "turn_deadline": None,
+            **_SEEDED,
+            "last_seq": 0,
         }
     ],
     "next_cursor": None,

@@ -30,7 +30,8 @@ _STATUS_TEXT = {
     400: "The request is malformed (validation-error and kin)",
     401: "Missing or invalid seat token (invalid-token)",
     404: "No such match or seat",
-    409: "Conflicts with the match's state",
+    409: "Conflicts with the match's state (match-not-active, match-not-finished, "
+    "seat-not-open, not-your-turn, idempotency-key-in-flight)",
     412: "If-Match names another version (stale-version)",
     413: "The body is too large (payload-too-large)",
     415: "The body is not sent as application/json (unsupported-media-type)",
@@ -64,6 +65,7 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "joinSeat": (JoinRequest, False),
     "resignMatch": (NoOptions, False),
     "abortMatch": (NoOptions, False),
+    "rematchMatch": (NoOptions, False),
 }
 # The tags of the unions, described once for every schema they tell apart.
 _TAGS = {
@@ -123,6 +125,11 @@ _CREATE_LINKS = {
         "operationId": "abortMatch",
         "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
     },
+    "rematchMatch": {
+        "operationId": "rematchMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/tokens/0/token")},
+    },
+    "getRecord": {"operationId": "getRecord", "parameters": {"match_id": _MATCH_ID}},
 }
 # A hint is a legal move of the seat to play: playing it is how a bot (or a stateful
 # test) goes on from a hint, with the token the hint was asked with.
@@ -153,6 +160,24 @@ _VIEW_LINKS = {
     "listEvents": {"operationId": "listEvents", "parameters": {"match_id": _VIEW_ID}},
     "streamEvents": {"operationId": "streamEvents", "parameters": {"match_id": _VIEW_ID}},
     "getScores": {"operationId": "getScores", "parameters": {"match_id": _VIEW_ID}},
+    "getRecord": {"operationId": "getRecord", "parameters": {"match_id": _VIEW_ID}},
+    "getReview": {
+        "operationId": "getReview",
+        "description": "The coach's review of the first seat, once the match is finished",
+        "parameters": {"match_id": _VIEW_ID, "seat": "$response.body#/seats/0/seat"},
+    },
+}
+# A rematch's answer holds its id and the caller's new token; its reserved seats wait for
+# the other players' old tokens.
+_REMATCH_LINKS = {
+    "getMatch": {
+        "operationId": "getMatch",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/token")},
+    },
+    "playMove": {
+        "operationId": "playMove",
+        "parameters": {"match_id": _MATCH_ID, "header.Authorization": _bearer("/token")},
+    },
 }
 _JOIN_LINKS = {
     "getMatch": {
@@ -192,6 +217,8 @@ _LINKS = {
     ("getHint", "200"): _HINT_LINKS,
     ("playMove", "200"): _MOVE_LINKS,
     ("getMatch", "200"): _VIEW_LINKS,
+    ("rematchMatch", "201"): _REMATCH_LINKS,
+    ("rematchMatch", "200"): _REMATCH_LINKS,
     ("joinSeat", "200"): _JOIN_LINKS,
     ("listMatches", "200"): _LOBBY_LINKS,
 }

@@ -20,6 +20,12 @@ T = TypeVar("T")
 # Header formats, enforced here and published as patterns in the API document.
 # W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
 IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
+# If-None-Match may list several (a cache holding a few versions offers them all), and, as
+# any list header (RFC 9110, 5.6.1), empty elements, which count for nothing.
+_TAG = r'(W/)?"[0-9]{1,18}"'
+# Matched on the value without the white space around it (which HTTP strips anyway), so
+# that no run of spaces can be split two ways.
+IF_NONE_MATCH_PATTERN = rf"^(\*|({_TAG})?(\s*,(\s*{_TAG})?)*)$"
 IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
 # Where the answer holds a seat token (create, join), the key is the secret that fetches
 # it again: long enough that it can be a random one.
@@ -31,6 +37,7 @@ LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,9}\s*$"
 # zeros. Litestar alone would also take 1e3 or 1.0, silently read as 1000 or 1.
 QUERY_INTEGER_PATTERN = r"^-?(0|[1-9][0-9]*)$"
 _IF_MATCH = re.compile(IF_MATCH_PATTERN)
+_IF_NONE_MATCH = re.compile(IF_NONE_MATCH_PATTERN)
 _KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 _SECRET_KEY = re.compile(SECRET_KEY_PATTERN)
 _LAST_EVENT_ID = re.compile(LAST_EVENT_ID_PATTERN)
@@ -131,6 +138,14 @@ def _refuse_repeated_keys(body: bytes) -> None:
         raise ApiError(AMBIGUOUS, f"given more than once: {', '.join(repeated)}", params)
 
 
+def optional_body(request: Request[Any, Any, Any], body: bytes, type_: type[T]) -> tuple[T, str]:
+    """A body that may be left out: no body and an empty object are the same request."""
+    if not body.strip():
+        return msgspec.convert({}, type=type_), fingerprint({})
+    json_body(request)
+    return decode_body(body, type_)
+
+
 def bearer(request: Request[Any, Any, Any], *, query: bool = False) -> str | None:
     """The seat token: the Authorization header, else (where allowed) ``?token=``.
 
@@ -177,6 +192,23 @@ def expected_version(if_match: str | None) -> int | None:
     return None if value == "*" else int(value.removeprefix("W/").strip('"'))
 
 
+def not_modified(if_none_match: str | None, version: int) -> bool:
+    """Whether If-None-Match names ``version`` (weakly: W/"17" is "17"), or is ``*``; an
+    empty list names none."""
+    if if_none_match is None:
+        return False
+    value = if_none_match.strip()
+    if not _IF_NONE_MATCH.fullmatch(value):
+        raise invalid(
+            "If-None-Match", 'must be *, or "<version>" or W/"<version>", comma-separated'
+        )
+    return value == "*" or any(
+        int(tag.strip().removeprefix("W/").strip('"')) == version
+        for tag in value.split(",")
+        if tag.strip()
+    )
+
+
 def idempotency_key(value: str | None, *, secret: bool = False) -> str | None:
     """``secret``: the key of a request whose answer holds a seat token."""
     shortest, pattern = (16, _SECRET_KEY) if secret else (1, _KEY)
@@ -195,3 +227,9 @@ def last_event_id(value: str | None) -> int | None:
 
 def etag(version: int) -> str:
     return f'"{version}"'
+
+
+def view_headers(version: int) -> dict[str, str]:
+    """Headers of an answer holding a match view: the version, and that it is one viewer's
+    (the seat token's) and must be checked again before each use."""
+    return {"ETag": etag(version), "Cache-Control": "private, no-cache", "Vary": "Authorization"}

@@ -39,6 +39,7 @@ CREATE = "create"  # match creations per address per minute
 JOINS = "joins"  # joins per address per minute
 HINTS = "hints"  # hints per seat token per minute
 HINTS_PER_ADDRESS = "hints-per-address"  # hints per address per minute, over its tokens
+REVIEWS = "reviews"  # reviews per address per minute
 
 Per = Literal["address", "token"]
 

@@ -27,6 +27,21 @@ Card = Annotated[
     str,
     Meta(pattern=CARD_PATTERN, description="rank A 2-7 J Q K, then suit C D H S", examples=["7D"]),
 ]
+# A display name: 1 to 32 code points once the U+0020 spaces around it are trimmed, none of
+# Unicode category Cc (exactly U+0000-U+001F and U+007F-U+009F). The lookahead at the end
+# keeps Python's ``$`` from matching before a final newline; in ECMA-262 it is a no-op.
+_NAME_EDGE = r"[^\u0000-\u001f \u007f-\u009f]"
+_NAME_INNER = r"[^\u0000-\u001f\u007f-\u009f]"
+NAME_PATTERN = rf"^ *{_NAME_EDGE}(?:{_NAME_INNER}{{0,30}}{_NAME_EDGE})? *$(?!\n)"
+Name = Annotated[
+    str,
+    Meta(
+        pattern=NAME_PATTERN,
+        description="A display name, public: 1 to 32 characters once the spaces (U+0020) "
+        "around it are trimmed, none a control character (Unicode category Cc)",
+        examples=["Ada"],
+    ),
+]
 
 
 class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -35,6 +50,8 @@ class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 class HumanSeat(Body, tag_field="kind", tag="human", frozen=True):
     """A seat played by whoever holds its token, issued at create."""
+
+    name: Name | UnsetType = UNSET
 
 
 class OpenSeat(Body, tag_field="kind", tag="open", frozen=True):
@@ -48,7 +65,6 @@ class AiSeat(Body, tag_field="kind", tag="ai", frozen=True):
 
 
 SeatRequest = HumanSeat | OpenSeat | AiSeat
-_KIND: dict[type[Body], Literal["human", "open"]] = {HumanSeat: "human", OpenSeat: "open"}
 
 
 class RulesRequest(Body, frozen=True):
@@ -106,6 +122,10 @@ class RulesRequest(Body, frozen=True):
             "no effect without turn_seconds"
         ),
     ] = "autoplay"
+    reveal_ai_hands: Annotated[
+        bool,
+        Meta(description="Training: every view lists the AI seats' cards in seats[].hand"),
+    ] = False
 
 
 class CreateMatch(Body, frozen=True):
@@ -168,7 +188,9 @@ class MoveRequest(Body, frozen=True):
 
 
 class JoinRequest(Body, frozen=True):
-    """Join takes no options: no body, or an empty object."""
+    """Join's one option: no body, or an object with at most a name."""
+
+    name: Name | UnsetType = UNSET
 
 
 class NoOptions(Body, frozen=True):
@@ -212,6 +234,11 @@ class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
     ) = UNSET
 
 
+def name_of(name: str | UnsetType) -> str | None:
+    """The name as the seat keeps it: trimmed of the spaces around it."""
+    return None if name is UNSET else name.strip(" ")
+
+
 def setup_of(body: CreateMatch) -> Setup:
     """The create request in engine terms; impossible combinations are the domain's call."""
     rules: dict[str, object] = {
@@ -222,16 +249,22 @@ def setup_of(body: CreateMatch) -> Setup:
         "diamond_sequence": body.rules.diamond_sequence,
         "turn_seconds": body.rules.turn_seconds,
         "on_timeout": body.rules.on_timeout,
+        "reveal_ai_hands": body.rules.reveal_ai_hands,
     }
     if body.rules.target is not UNSET:
         rules["target"] = body.rules.target
     return Setup(
-        seats=tuple(
-            Seat("ai", s.level) if isinstance(s, AiSeat) else Seat(_KIND[type(s)])
-            for s in body.seats
-        ),
+        seats=tuple(_seat(s) for s in body.seats),
         rules=rules,
         seed=None if body.seed is UNSET else body.seed,
         decks=tuple(tuple(parse_cards(deck)) for deck in body.decks),
         first_dealer=None if body.first_dealer is UNSET else body.first_dealer,
     )
+
+
+def _seat(seat: SeatRequest) -> Seat:
+    if isinstance(seat, AiSeat):
+        return Seat("ai", seat.level)
+    if isinstance(seat, HumanSeat):
+        return Seat("human", name=name_of(seat.name))
+    return Seat("open")

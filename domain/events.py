@@ -1,7 +1,8 @@
 """What happens in a match, as recorded (with every hand) and as one viewer may see it.
 
-Stored events keep the dealt hands of every seat so that the log alone replays the match;
-``for_viewer`` gives a seat its own cards only, and a spectator none.
+Stored events keep the dealt hands of every seat, and each deck as it was dealt from, so
+that the log alone replays the match; ``for_viewer`` gives a seat its own cards only, and a
+spectator none. The record of a finished match (``every_hand``) shows every seat's cards.
 """
 
 from __future__ import annotations
@@ -15,6 +16,14 @@ from domain.scoring import TeamDealScore
 
 # How a match ended: a side reached the target, or one of the ways a match ends early.
 EndReason = Literal["score", "resigned", "timeout", "aborted", "expired", "abandoned"]
+# The record's projection of a dealt packet: each seat's cards, by seat.
+Hands = Annotated[
+    tuple[tuple[str, ...], ...] | None,
+    Meta(
+        description="Each seat's cards, by seat: in the record of a finished match only, "
+        "null everywhere else"
+    ),
+]
 
 
 class Event(msgspec.Struct, frozen=True, tag_field="type"):
@@ -27,6 +36,10 @@ class Redeal(Event, frozen=True, tag="redeal"):
         tuple[str, ...],
         Meta(description="The table cards that voided it (three or four kings among them)"),
     ]
+    deck: Annotated[
+        tuple[str, ...],
+        Meta(description="The voided deck as dealt from; empty if stored before it was kept"),
+    ] = ()
 
 
 class DealStarted(Event, frozen=True, tag="deal_started"):
@@ -34,6 +47,7 @@ class DealStarted(Event, frozen=True, tag="deal_started"):
     dealer: int
     table: tuple[str, ...]
     hands: tuple[tuple[str, ...], ...]
+    deck: tuple[str, ...] = ()  # the deck as dealt from; () if stored before it was kept
 
 
 class CardsDealt(Event, frozen=True, tag="cards_dealt"):
@@ -51,7 +65,7 @@ class CardPlayed(Event, frozen=True, tag="card_played"):
     sweep: Annotated[bool, Meta(description="Whether the play scored a sweep point")]
     auto: Annotated[
         bool,
-        msgspec.Meta(description="True when the server played for the seat, as its time ran out"),
+        Meta(description="True when the server played for the seat, as its time ran out"),
     ] = False
 
 
@@ -82,7 +96,7 @@ class MatchFinished(Event, frozen=True, tag="match_finished"):
     scores: Annotated[tuple[int, ...], Meta(description="Each team's final match points")]
     reason: Annotated[
         EndReason,
-        msgspec.Meta(
+        Meta(
             description="How the match ended: score (a side reached the target), resigned, "
             "timeout, aborted, expired or abandoned"
         ),
@@ -91,6 +105,13 @@ class MatchFinished(Event, frozen=True, tag="match_finished"):
 
 class SeatJoined(Event, frozen=True, tag="seat_joined"):
     seat: Annotated[int, Meta(description="The open seat that someone took")]
+    name: Annotated[str | None, Meta(description="The seat's display name, or null")] = None
+
+
+class RematchOffered(Event, frozen=True, tag="rematch_offered"):
+    match_id: Annotated[
+        str, Meta(description="The next match, whose seats wait for this one's players")
+    ]
 
 
 StoredEvent = (
@@ -102,7 +123,16 @@ StoredEvent = (
     | DealScored
     | MatchFinished
     | SeatJoined
+    | RematchOffered
 )
+
+
+class RedealView(Event, frozen=True, tag="redeal"):
+    deal: Annotated[int, Meta(description="The deal that is dealt again")]
+    table: Annotated[
+        tuple[str, ...],
+        Meta(description="The table cards that voided it (three or four kings among them)"),
+    ]
 
 
 class DealStartedView(Event, frozen=True, tag="deal_started"):
@@ -113,6 +143,7 @@ class DealStartedView(Event, frozen=True, tag="deal_started"):
         tuple[str, ...] | None,
         Meta(description="The first cards of the caller's seat; null for a spectator"),
     ]
+    hands: Hands = None
 
 
 class CardsDealtView(Event, frozen=True, tag="cards_dealt"):
@@ -121,10 +152,11 @@ class CardsDealtView(Event, frozen=True, tag="cards_dealt"):
         Meta(description="The new cards of the caller's seat; null for a spectator"),
     ]
     deck_count: Annotated[int, Meta(description="Cards left in the stock after this packet")]
+    hands: Hands = None
 
 
 EventView = (
-    Redeal
+    RedealView
     | DealStartedView
     | CardsDealtView
     | CardPlayed
@@ -132,11 +164,13 @@ EventView = (
     | DealScored
     | MatchFinished
     | SeatJoined
+    | RematchOffered
 )
 
 
-def for_viewer(event: StoredEvent, seat: int | None) -> EventView:
-    """The event as ``seat`` may see it (None: a spectator, who sees no hand)."""
+def for_viewer(event: StoredEvent, seat: int | None, *, every_hand: bool = False) -> EventView:
+    """The event as ``seat`` may see it (None: a spectator, who sees no hand); with
+    ``every_hand``, as the record of a finished match shows it: every seat's cards."""
     if isinstance(event, DealStarted):
         return DealStartedView(
             seq=event.seq,
@@ -144,11 +178,16 @@ def for_viewer(event: StoredEvent, seat: int | None) -> EventView:
             dealer=event.dealer,
             table=event.table,
             hand=None if seat is None else event.hands[seat],
+            hands=event.hands if every_hand else None,
         )
     if isinstance(event, CardsDealt):
         return CardsDealtView(
             seq=event.seq,
             hand=None if seat is None else event.hands[seat],
             deck_count=event.deck_count,
+            hands=event.hands if every_hand else None,
         )
+    if isinstance(event, Redeal):
+        # The deck is the record's, in its own list: never in an event.
+        return RedealView(seq=event.seq, deal=event.deal, table=event.table)
     return event

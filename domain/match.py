@@ -13,7 +13,7 @@ the domain has no clock.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -39,6 +39,7 @@ from domain.events import (
     LeftoversTaken,
     MatchFinished,
     Redeal,
+    RematchOffered,
     SeatJoined,
     StoredEvent,
 )
@@ -47,7 +48,8 @@ from domain.rng import SplitMix64
 from domain.rules import Rules
 from domain.scoring import DealScore, score_deal, winner
 
-SeatKind = Literal["human", "open", "ai"]
+# "reserved": a rematch's seat, waiting for the player who held it in the match before.
+SeatKind = Literal["human", "open", "ai", "reserved"]
 Status = Literal["waiting", "active", "finished"]
 # Timing out on this many of its turns in a row loses a seat the match.
 TIMEOUTS_TO_LOSE = 3
@@ -56,6 +58,9 @@ TIMEOUTS_TO_LOSE = 3
 class Seat(msgspec.Struct, frozen=True):
     kind: SeatKind
     level: str | None = None
+    name: str | None = None  # a human seat's display name, public
+    # A reserved seat: the token hash of the seat that may claim it. Never shown.
+    claim: str | None = None
 
 
 class MatchState(msgspec.Struct, frozen=True):
@@ -82,6 +87,14 @@ class MatchState(msgspec.Struct, frozen=True):
     end_reason: EndReason | None = None
     # Per seat, the turns in a row it timed out on; () until a first timeout.
     timeouts: tuple[int, ...] = ()
+    # The seed as given or drawn at create (None: stored before it was kept); secret until
+    # the match is finished unless the creator gave it or the decks (``seeded``).
+    seed: int | None = None
+    seeded: bool = True
+    # The AI's and the hints' randomness: a secret apart from the seed, so that no answer
+    # depends on the cards to come.
+    ai_secret: int = 0
+    rematch: str | None = None  # the next match's id, once a rematch is offered
 
     @property
     def players(self) -> int:
@@ -94,8 +107,13 @@ def new_match(
     seed: int,
     decks: Sequence[Sequence[int]] = (),
     first_dealer: int | None = None,
+    *,
+    seeded: bool = True,
+    ai_secret: int = 0,
 ) -> tuple[MatchState, list[StoredEvent]]:
-    """A new match; it is dealt at once unless a seat is open."""
+    """A new match; it is dealt at once unless a seat waits for a player.
+
+    ``seeded``: whoever made the match could know its cards (it gave the seed or decks)."""
     problems: list[tuple[str, str]] = []
     players = len(seats)
     if players not in (2, 4):
@@ -119,28 +137,72 @@ def new_match(
         decks=tuple(tuple(d) for d in decks),
         first_dealer=first_dealer,
         hands=((),) * players,
+        seed=seed,
+        seeded=seeded,
+        ai_secret=ai_secret,
     )
     events: list[StoredEvent] = []
-    if all(s.kind != "open" for s in seats):
+    if not _awaits_player(state.seats):
         state = _start_deal(state, events)
     return state, events
 
 
-def join(state: MatchState, seat: int) -> tuple[MatchState, list[StoredEvent]]:
+def _awaits_player(seats: Sequence[Seat]) -> bool:
+    return any(s.kind in ("open", "reserved") for s in seats)
+
+
+def join(
+    state: MatchState, seat: int, name: str | None = None, claim: str | None = None
+) -> tuple[MatchState, list[StoredEvent]]:
+    """Take an open seat, or a reserved one with its ``claim``; the last one deals.
+
+    A claim keeps the seat's name unless ``name`` gives another."""
     if not 0 <= seat < state.players:
         raise NoSuchSeat(f"seat {seat} does not exist in a {state.players}-player match")
     if state.status == "finished":
         raise SeatNotOpen(f"seat {seat} is not open: the match is over")
-    if state.seats[seat].kind != "open":
+    taken = state.seats[seat]
+    if taken.kind == "reserved" and claim is not None and claim == taken.claim:
+        name = taken.name if name is None else name
+    elif taken.kind == "reserved":
+        raise SeatNotOpen(f"seat {seat} is reserved for its player in the match before")
+    elif taken.kind != "open":
         raise SeatNotOpen(f"seat {seat} is not open")
-    seats = tuple(Seat("human") if i == seat else s for i, s in enumerate(state.seats))
-    events: list[StoredEvent] = [SeatJoined(seq=state.seq + 1, seat=seat)]
+    seats = tuple(Seat("human", name=name) if i == seat else s for i, s in enumerate(state.seats))
+    events: list[StoredEvent] = [SeatJoined(seq=state.seq + 1, seat=seat, name=name)]
     state = msgspec.structs.replace(
         state, seats=seats, version=state.version + 1, seq=state.seq + 1
     )
-    if all(s.kind != "open" for s in seats):
+    if not _awaits_player(seats):
         state = _start_deal(state, events)
     return state, events
+
+
+def rematch_of(
+    state: MatchState, seat: int, claims: Mapping[int, str], seed: int, ai_secret: int
+) -> tuple[MatchState, list[StoredEvent]]:
+    """The next match of a finished one, asked for by ``seat``: the same rules and seats
+    (kinds, levels, names), ``seat`` taken, every other human seat reserved for the token
+    hash ``claims`` names, and the first deal to the seat after the last dealer."""
+    if state.status != "finished" or state.dealer is None:
+        raise MatchNotActive("only a finished match that was dealt can be played again")
+    seats = [
+        Seat("reserved", name=s.name, claim=claims[i]) if s.kind == "human" and i != seat else s
+        for i, s in enumerate(state.seats)
+    ]
+    first_dealer = (state.dealer + 1) % state.players
+    return new_match(state.rules, seats, seed, (), first_dealer, seeded=False, ai_secret=ai_secret)
+
+
+def offer_rematch(state: MatchState, match_id: str) -> tuple[MatchState, list[StoredEvent]]:
+    """Point a finished match at its rematch ``match_id``: a change, with its event."""
+    if state.status != "finished" or state.dealer is None:
+        raise MatchNotActive("only a finished match that was dealt can be played again")
+    seq = state.seq + 1
+    return (
+        msgspec.structs.replace(state, rematch=match_id, version=state.version + 1, seq=seq),
+        [RematchOffered(seq=seq, match_id=match_id)],
+    )
 
 
 def current_deal(state: MatchState) -> Deal:
@@ -382,7 +444,9 @@ def _start_deal(state: MatchState, events: list[StoredEvent]) -> MatchState:
         if not deal.is_void():
             break
         seq += 1
-        events.append(Redeal(seq=seq, deal=number, table=tuple(names(deal.table))))
+        events.append(
+            Redeal(seq=seq, deal=number, table=tuple(names(deal.table)), deck=tuple(names(deck)))
+        )
         rng.shuffle(deck)
     seq += 1
     events.append(
@@ -392,6 +456,7 @@ def _start_deal(state: MatchState, events: list[StoredEvent]) -> MatchState:
             dealer=dealer,
             table=tuple(names(deal.table)),
             hands=tuple(tuple(names(h)) for h in deal.hands),
+            deck=tuple(names(deck)),
         )
     )
     return _with_deal(state, deal, status="active", deal=number, seq=seq, rng=rng.state)
@@ -420,11 +485,15 @@ def _end_deal(state: MatchState, deal: Deal, events: list[StoredEvent]) -> Match
 
 
 def redo(state: MatchState, event: StoredEvent) -> tuple[MatchState, list[StoredEvent]] | None:
-    """The change an event of the log records (a join, a play, an early ending) made again;
+    """The change an event of the log records (a join or claim, a play, an early ending, a
+    rematch offer) made again;
     None for an event that only follows from one (a deal, a score, an ending the change
     itself brought)."""
     if isinstance(event, SeatJoined):
-        return join(state, event.seat)
+        # The log is the authority: a claim it holds was checked when it was made.
+        return join(state, event.seat, event.name, state.seats[event.seat].claim)
+    if isinstance(event, RematchOffered):
+        return offer_rematch(state, event.match_id)
     if isinstance(event, CardPlayed):
         move = Move.of(NAME.index(event.card), [NAME.index(c) for c in event.capture])
         if event.auto:

@@ -42,5 +42,9 @@ class Move(msgspec.Struct, frozen=True, gc=False):
             raise MoveNotationError(text)
         return move
 
+    def taken_from(self, table: Iterable[int]) -> tuple[int, ...]:
+        """The cards taken in ``table``'s order, as the table and card_played show them."""
+        return tuple(c for c in table if c in self.capture)
+
     def __str__(self) -> str:
         return NAME[self.card] + ":" + "+".join([NAME[c] for c in self.capture])

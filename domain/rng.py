@@ -8,6 +8,14 @@ below. A bounded draw ``below(n)`` uses Lemire's multiply-shift with rejection, 
 is exactly uniform. ``shuffle`` is Durstenfeld's Fisher-Yates: for i from the last index
 down to 1, swap item i with item ``below(i + 1)``. These definitions are fixed: changing
 any of them changes every stored match's deals.
+
+A match seeds one generator and draws from it in this order, and nothing else draws from
+it (the AI and the hints have a secret of their own), so that anyone given the seed (the
+view's ``fairness`` once a match is finished) can replay every shuffle: the first dealer
+(``below(players)``, unless it was named), then for each deal not given as an explicit
+deck a shuffle of the unshuffled order (AC 2C .. KC, AD .. KD, AH .. KH, AS .. KS, ranks
+A 2 3 4 5 6 7 J Q K, as ``domain.cards.DECK``), and for each redeal a shuffle of the voided
+deck as it was dealt from. The first deal is drawn when the match becomes active.
 """
 
 from __future__ import annotations

@@ -65,6 +65,10 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             "seat; 3 timeouts in a row lose) or forfeit (the seat's team loses)"
         ),
     ] = "autoplay"
+    # Training (seed 004's Reveal button).
+    reveal_ai_hands: Annotated[
+        bool, msgspec.Meta(description="Every view lists the AI seats' cards in seats[].hand")
+    ] = False
 
 
 def make_rules(
@@ -77,6 +81,7 @@ def make_rules(
     diamond_sequence: bool = False,
     turn_seconds: int | None = None,
     on_timeout: str = "autoplay",
+    reveal_ai_hands: bool = False,
     players: int = 2,
 ) -> Rules:
     """Rules with defaults filled in (target 21 under the diamond sequence), or InvalidSetup."""
@@ -114,4 +119,5 @@ def make_rules(
         diamond_sequence=diamond_sequence,
         turn_seconds=turn_seconds,
         on_timeout=on_timeout,  # type: ignore[arg-type]
+        reveal_ai_hands=reveal_ai_hands,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated
@@ -12,7 +13,7 @@ from msgspec import Meta
 from domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
 from domain.deal import team_of
 from domain.events import EndReason
-from domain.match import MatchState, SeatKind, Status, current_deal, is_sweep, on_the_clock
+from domain.match import MatchState, Seat, SeatKind, Status, current_deal, is_sweep, on_the_clock
 from domain.moves import Move
 from domain.rules import Rules
 from domain.scoring import DealScore
@@ -31,13 +32,42 @@ class SeatView(msgspec.Struct, frozen=True):
         SeatKind,
         Meta(
             description="Who plays the seat: `human` (whoever holds its token), `open` "
-            "(waiting for someone to join) or `ai` (the server)"
+            "(waiting for someone to join), `reserved` (kept for a player of the match "
+            "before, until its old token claims it) or `ai` (the server)"
         ),
     ]
     level: Annotated[
         str | None, Meta(description="The level of an `ai` seat; null for the other kinds")
     ]
     hand_count: Annotated[int, Meta(description="How many cards the seat holds")]
+    name: Annotated[
+        str | None,
+        Meta(description="The display name of a human seat; null for AI seats and unnamed seats"),
+    ]
+    hand: Annotated[
+        tuple[str, ...] | None,
+        Meta(
+            description="An AI seat's cards under the rules option reveal_ai_hands (null while "
+            "waiting, [] once finished); null for every other seat"
+        ),
+    ]
+
+
+class Fairness(msgspec.Struct, frozen=True):
+    """How anyone can check that nobody knew the cards: the seed committed to at create,
+    revealed at the end."""
+
+    commitment: Annotated[
+        str,
+        Meta(
+            pattern="^[0-9a-f]{64}$",
+            description="Lowercase hex SHA-256 of the secret seed written in ASCII decimal",
+        ),
+    ]
+    seed: Annotated[
+        int | None,
+        Meta(description="The secret seed once the match is finished, null until then"),
+    ]
 
 
 class TeamView(msgspec.Struct, frozen=True):
@@ -146,19 +176,68 @@ class MatchView(msgspec.Struct, frozen=True):
     ]
     end_reason: Annotated[
         EndReason | None,
-        msgspec.Meta(
+        Meta(
             description="null unless finished; then score (a side reached the target), "
             "resigned, timeout, aborted, expired or abandoned"
         ),
     ]
     turn_deadline: Annotated[
         str | None,
-        msgspec.Meta(
+        Meta(
             description="When the time of the human seat to play runs out (RFC 3339, UTC, "
             "milliseconds), if the match has a turn clock; else null",
             examples=["2026-12-01T10:00:05.250Z"],
         ),
     ]
+    seeded: Annotated[
+        bool,
+        Meta(
+            description="True when the creator gave the seed or the decks, and so may know "
+            "every card"
+        ),
+    ]
+    fairness: Annotated[
+        Fairness | None,
+        Meta(description="The seed's commitment and, once finished, the seed; null if seeded"),
+    ]
+    rematch: Annotated[
+        str | None, Meta(description="The id of the rematch offered after this match, or null")
+    ]
+    last_seq: Annotated[int, Meta(description="The seq of the match's latest event (0 before any)")]
+
+
+def commitment(seed: int) -> str:
+    """What the view shows of a secret seed before the end: its SHA-256, so that once it is
+    revealed anyone can check it is the one the match was dealt from."""
+    return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
+
+
+def fairness(state: MatchState) -> Fairness | None:
+    if state.seeded or state.seed is None:
+        return None
+    revealed = state.seed if state.status == "finished" else None
+    return Fairness(commitment(state.seed), revealed)
+
+
+def _shown_hand(state: MatchState, seat: int, kind: str) -> tuple[str, ...] | None:
+    """An AI seat's cards, for everyone, when the rules reveal them (training)."""
+    if kind != "ai" or not state.rules.reveal_ai_hands or state.status == "waiting":
+        return None
+    if state.status == "finished":
+        return ()
+    return tuple(names(state.hands[seat]))
+
+
+def _seat_view(state: MatchState, i: int, s: Seat) -> SeatView:
+    return SeatView(
+        seat=i,
+        team=team_of(i, state.players),
+        kind=s.kind,
+        level=s.level,
+        hand_count=len(state.hands[i]),
+        name=s.name,
+        hand=_shown_hand(state, i, s.kind),
+    )
 
 
 def seat_moves(state: MatchState, seat: int | None) -> tuple[MoveView, ...]:
@@ -175,9 +254,7 @@ def move_view(state: MatchState, move: Move) -> MoveView:
 
 
 def _move_view(table: Sequence[int], move: Move, sweep: bool) -> MoveView:
-    # The cards taken in table order, as the table and the card_played event show them.
-    taken = move.capture
-    return MoveView(NAME[move.card], tuple(NAME[c] for c in table if c in taken), sweep)
+    return MoveView(NAME[move.card], tuple(NAME[c] for c in move.taken_from(table)), sweep)
 
 
 def match_view(
@@ -187,7 +264,6 @@ def match_view(
 
     ``deadline`` (unix seconds) is when the match's next moment comes; it is shown as the
     turn's deadline only while a human seat is on the clock."""
-    players = state.players
     finished = state.status == "finished"
     return MatchView(
         id=match_id,
@@ -195,10 +271,7 @@ def match_view(
         status=state.status,
         rules=state.rules,
         you=seat,
-        seats=tuple(
-            SeatView(i, team_of(i, players), s.kind, s.level, len(state.hands[i]))
-            for i, s in enumerate(state.seats)
-        ),
+        seats=tuple(_seat_view(state, i, s) for i, s in enumerate(state.seats)),
         teams=tuple(
             TeamView(
                 team=t,
@@ -225,6 +298,10 @@ def match_view(
         turn_deadline=(
             _rfc3339(deadline) if deadline is not None and on_the_clock(state) is not None else None
         ),
+        seeded=state.seeded,
+        fairness=fairness(state),
+        rematch=state.rematch,
+        last_seq=state.seq,
     )
 
 

@@ -4,11 +4,13 @@
     python examples/bot.py --url ... --vs-ai hard          # create against an AI level, play
     python examples/bot.py --url ... --match ID --seat 1   # join an open seat and play
     python examples/bot.py --url ... --match ID --token T  # play a seat you hold
+    python examples/bot.py ... --name Bot                  # the seat's name, shown to all
 
-It waits for its turn with the long-poll events route, then plays the legal move that
-takes the most cards (a sweep first), as the server lists them in ``legal_moves``. At the
-end it prints the match's id, scores and winner as one JSON line. When the server cannot
-be reached, or refuses a request, it says so in one line on stderr and exits with 1.
+It waits for its turn with the long-poll events route, from the view's ``last_seq``, then
+plays the legal move that takes the most cards (a sweep first), as the server lists them
+in ``legal_moves``. At the end it prints the match's id, scores and winner as one JSON
+line. When the server cannot be reached, or refuses a request, it says so in one line on
+stderr and exits with 1.
 """
 
 from __future__ import annotations
@@ -58,7 +60,6 @@ def pick(moves: list[dict[str, Any]]) -> dict[str, Any]:
 async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dict[str, Any]:
     """Play one seat until the match is finished; returns the final view."""
     auth = {"Authorization": f"Bearer {token}"}
-    after = 0
     while True:
         view = checked(await client.get(f"/v1/matches/{match_id}", headers=auth))
         if view["status"] == "finished":
@@ -74,23 +75,27 @@ async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dic
             if answer.status_code not in (409, 412):
                 checked(answer)
             continue
+        # Whatever happens after the view held: the next move, a join, the end.
         events = await client.get(
             f"/v1/matches/{match_id}/events",
-            params={"after": after, "wait": 10},
+            params={"after": view["last_seq"], "wait": 10},
             headers=auth,
         )
-        after = checked(events)["last_seq"]
+        checked(events)
 
 
 async def take_seat(client: httpx.AsyncClient, args: argparse.Namespace) -> tuple[str, str]:
     """The match and the token of the seat this bot plays, as the options say."""
+    named = {} if args.name is None else {"name": args.name}
     if args.match is not None:
         if args.token is not None:
             return args.match, args.token
-        joined = checked(await client.post(f"/v1/matches/{args.match}/seats/{args.seat}/join"))
+        path = f"/v1/matches/{args.match}/seats/{args.seat}/join"
+        joined = checked(await client.post(path, json=named))
         return args.match, str(joined["token"])
     rival = {"kind": "open"} if args.vs_ai is None else {"kind": "ai", "level": args.vs_ai}
-    created = checked(await client.post("/v1/matches", json={"seats": [{"kind": "human"}, rival]}))
+    seats = [{"kind": "human", **named}, rival]
+    created = checked(await client.post("/v1/matches", json={"seats": seats}))
     match_id = str(created["match"]["id"])
     if args.vs_ai is None:
         print(f"created {match_id}: join seat 1 to play against me", file=sys.stderr)
@@ -109,6 +114,7 @@ def options(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--seat", type=int, help="the open seat of --match to join")
     parser.add_argument("--token", help="the token of a seat of --match you already hold")
+    parser.add_argument("--name", help="a display name for the seat it creates or joins")
     args = parser.parse_args(argv)
     if args.match is None and (args.seat is not None or args.token is not None):
         parser.error("--seat and --token go with --match")

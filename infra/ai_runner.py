@@ -13,10 +13,12 @@ import asyncio
 import logging
 import multiprocessing
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 
 from domain.ai import LEVELS, decide
+from domain.ai.review import Review, review
+from domain.events import StoredEvent
 from domain.match import MatchState
 from domain.moves import Move
 
@@ -63,6 +65,10 @@ class PooledAi:
         return await loop.run_in_executor(
             self.executor, _decide, state, seat, level, seed, self.budget_ms
         )
+
+    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, review, initial, tuple(events), seat)
 
 
 class AiRunner:

@@ -29,12 +29,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
+from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
-from infra.tables import EventRow, IdempotencyRow, MatchRow, SeatRow
+from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.limits import Quota, QuotaExceeded
 from service.ports import (
+    Change,
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
@@ -46,6 +48,7 @@ MATCHES: Table = MatchRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
 IDEMPOTENCY: Table = IdempotencyRow.__table__  # type: ignore[assignment]
+REVIEWS: Table = ReviewRow.__table__  # type: ignore[assignment]
 
 # A claim this old belongs to a request that crashed: its key may be claimed again.
 CLAIM_TTL = 60.0
@@ -57,6 +60,7 @@ OPERATION_SECONDS = 5.0
 _encode = msgspec.msgpack.Encoder().encode
 _decode_state = msgspec.msgpack.Decoder(MatchState).decode
 _decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
+_decode_review = msgspec.msgpack.Decoder(Review).decode
 
 _PG_GET = "SELECT state, created_at, due_at FROM matches WHERE id = $1"
 _PG_GET_FOR_TOKEN = """
@@ -210,24 +214,39 @@ class SqlMatchStore:
         async with write_transaction(self._engine) as conn:
             if quota is not None:
                 await self._within(conn, quota)
-            try:
-                await conn.execute(
-                    insert(MATCHES).values(
-                        id=record.id,
-                        # As created: the log replays from here.
-                        initial=_encode(record.state),
-                        created_at=record.created_at,
-                        owner=quota and quota.owner,
-                        quota=quota and quota.name,
-                        **_state_columns(record.state, now, record.due_at),
-                    )
+            await _insert_match(conn, record, events, token_hashes, answer, now, quota)
+
+    @_reaching_database
+    async def create_rematch(
+        self,
+        offer: Change,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: tuple[Idempotency, StoredAnswer] | None = None,
+        *,
+        quota: Quota | None = None,
+    ) -> None:
+        now = self._clock()
+        async with write_transaction(self._engine) as conn:
+            if quota is not None:
+                await self._within(conn, quota)
+            updated = await conn.execute(
+                update(MATCHES)
+                .where(MATCHES.c.id == offer.match_id, MATCHES.c.version == offer.expected_version)
+                .values(**_state_columns(offer.state, now, offer.due_at))
+            )
+            if updated.rowcount != 1:
+                raise VersionConflict(
+                    f"match {offer.match_id} is no longer at {offer.expected_version}"
                 )
-            except IntegrityError as error:
-                raise VersionConflict(f"match {record.id} already exists") from error
-            await _append(conn, record.id, events)
-            await _add_seats(conn, record.id, token_hashes)
-            if answer is not None:
-                await _keep_answer(conn, *answer, now)
+            await _append(conn, offer.match_id, offer.events)
+            await _insert_match(conn, record, events, token_hashes, answer, now, quota)
+            if self._notify is not None:
+                # As a save does: delivered on commit, to the finished match's long polls.
+                await conn.execute(
+                    select(func.pg_notify(self._notify, f"{offer.match_id}:{offer.state.seq}"))
+                )
 
     async def _within(self, conn: AsyncConnection, quota: Quota) -> None:
         """QuotaExceeded unless the owner holds fewer than ``quota.cap`` matches of it.
@@ -411,23 +430,58 @@ class SqlMatchStore:
 
     @_reaching_database
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        return await self._listed(MATCHES.c.has_open_seat, limit, after, newest_first=False)
+
+    @_reaching_database
+    async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        return await self._listed(MATCHES.c.status == "active", limit, after, newest_first=True)
+
+    async def _listed(
+        self, which: Any, limit: int, after: tuple[float, str] | None, *, newest_first: bool
+    ) -> list[MatchRecord]:
+        """A page of the matches ``which`` selects, in (created_at, id) order or its
+        reverse, past a lobby cursor."""
+        created, ident = MATCHES.c.created_at, MATCHES.c.id
         query = (
-            select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.created_at, MATCHES.c.due_at)
-            .where(MATCHES.c.has_open_seat)
-            .order_by(MATCHES.c.created_at, MATCHES.c.id)
+            select(ident, MATCHES.c.state, created, MATCHES.c.due_at)
+            .where(which)
+            .order_by(*((created.desc(), ident.desc()) if newest_first else (created, ident)))
             .limit(limit)
         )
         if after is not None:
-            created_at, match_id = after
-            query = query.where(
-                or_(
-                    MATCHES.c.created_at > created_at,
-                    and_(MATCHES.c.created_at == created_at, MATCHES.c.id > match_id),
-                )
-            )
+            at, match_id = after
+            if newest_first:
+                query = query.where(or_(created < at, and_(created == at, ident < match_id)))
+            else:
+                query = query.where(or_(created > at, and_(created == at, ident > match_id)))
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [_record(row.id, row[1:]) for row in rows]
+
+    @_reaching_database
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        dialect = postgresql if self._postgres else sqlite
+        row = {
+            "match_id": match_id,
+            "seat": review.seat,
+            "body": _encode(review),
+            "created_at": self._clock(),
+        }
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(dialect.insert(REVIEWS).values(**row).on_conflict_do_nothing())
+
+    @_reaching_database
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        query = select(REVIEWS.c.body).where(REVIEWS.c.match_id == match_id, REVIEWS.c.seat == seat)
+        async with self._engine.connect() as conn:
+            body = (await conn.execute(query)).scalar_one_or_none()
+        return None if body is None else _decode_review(body)
+
+    @_reaching_database
+    async def seat_tokens(self, match_id: str) -> dict[int, str]:
+        query = select(SEATS.c.seat, SEATS.c.token_hash).where(SEATS.c.match_id == match_id)
+        async with self._engine.connect() as conn:
+            return {row.seat: row.token_hash for row in await conn.execute(query)}
 
     @_reaching_database
     async def ai_turns(self) -> list[str]:
@@ -512,6 +566,35 @@ class SqlMatchStore:
 def _record(match_id: str, row: Any) -> MatchRecord:
     """From (state, created_at, due_at, ...): an asyncpg record or a SQLAlchemy row."""
     return MatchRecord(id=match_id, state=_decode_state(row[0]), created_at=row[1], due_at=row[2])
+
+
+async def _insert_match(
+    conn: AsyncConnection,
+    record: MatchRecord,
+    events: Sequence[StoredEvent],
+    token_hashes: Mapping[int, str],
+    answer: tuple[Idempotency, StoredAnswer] | None,
+    now: float,
+    quota: Quota | None,
+) -> None:
+    try:
+        await conn.execute(
+            insert(MATCHES).values(
+                id=record.id,
+                # As created: the log replays from here.
+                initial=_encode(record.state),
+                created_at=record.created_at,
+                owner=quota and quota.owner,
+                quota=quota and quota.name,
+                **_state_columns(record.state, now, record.due_at),
+            )
+        )
+    except IntegrityError as error:
+        raise VersionConflict(f"match {record.id} already exists") from error
+    await _append(conn, record.id, events)
+    await _add_seats(conn, record.id, token_hashes)
+    if answer is not None:
+        await _keep_answer(conn, *answer, now)
 
 
 async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:

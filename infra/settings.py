@@ -26,6 +26,7 @@ QUOTAS = {
     "streams_per_match": "SCOPA_STREAMS_PER_MATCH",  # streams open at once, over every address
     "hints_per_minute": "SCOPA_HINTS_PER_MINUTE",  # per seat token
     "hints_per_address_per_minute": "SCOPA_HINTS_PER_ADDRESS_PER_MINUTE",
+    "reviews_per_minute": "SCOPA_REVIEWS_PER_MINUTE",  # per address
     "connections_per_address": "SCOPA_CONNECTIONS_PER_ADDRESS",  # infra/http_protocol.py
 }
 
@@ -41,6 +42,7 @@ class Settings:
     streams_per_match: int = 2000
     hints_per_minute: int = 20
     hints_per_address_per_minute: int = 120
+    reviews_per_minute: int = 10
     # Peers whose X-Forwarded-For is believed: addresses or networks (api/clients.py).
     trusted_proxies: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()

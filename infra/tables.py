@@ -81,6 +81,17 @@ class IdempotencyRow(Base):
     created_at: Mapped[float] = mapped_column(Double, index=True)
 
 
+class ReviewRow(Base):
+    """The coach's review of one seat of a finished match, kept once computed."""
+
+    __tablename__ = "reviews"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)
+    body: Mapped[bytes] = mapped_column(LargeBinary)  # domain.ai.review.Review, msgpack
+    created_at: Mapped[float] = mapped_column(Double)
+
+
 class LimitCountRow(Base):
     """Requests counted under a rate limit, per client and fixed window (api.ratelimit),
     shared by every process. Rows of windows that have ended are purged."""

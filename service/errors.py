@@ -39,6 +39,10 @@ class InvalidCursor(ServiceError):
     pass
 
 
+class MatchNotFinished(ServiceError):
+    """What is only shown once a match is over (its record) was asked for before."""
+
+
 class Busy(ServiceError):
     """The match kept changing under the request; retrying later will do."""
 

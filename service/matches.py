@@ -18,13 +18,21 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from msgspec import Meta
 
-from domain.errors import CannotAbort, InvalidMove, InvalidSetup, MatchNotActive, NotYourTurn
-from domain.events import EventView, StoredEvent
+from domain.ai.review import Review
+from domain.errors import (
+    CannotAbort,
+    InvalidMove,
+    InvalidSetup,
+    MatchNotActive,
+    NotYourTurn,
+    SeatNotOpen,
+)
+from domain.events import DealStarted, EventView, Redeal, StoredEvent, for_viewer
 from domain.match import (
     MatchState,
     Seat,
@@ -33,17 +41,20 @@ from domain.match import (
     join,
     legal_moves,
     new_match,
+    offer_rematch,
     play,
+    rematch_of,
     resign,
     resolve,
 )
 from domain.moves import Move
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
-from domain.views import MatchView, match_view, move_view, seat_moves
+from domain.views import MatchView, fairness, match_view, move_view, seat_moves
 from service.errors import (
     Busy,
     InvalidToken,
+    MatchNotFinished,
     MatchNotFound,
     MoveRefused,
     StaleVersion,
@@ -64,6 +75,7 @@ from service.lifecycle import AUTOPLAY_LEVEL, Lifecycle, autoplays, lapse, lapse
 from service.limits import OwnerQuotas
 from service.ports import (
     AiPlayer,
+    Change,
     EventBus,
     IdempotencyKeys,
     MatchObserver,
@@ -74,6 +86,7 @@ from service.ports import (
     VersionConflict,
 )
 from service.recent import RecentMatches
+from service.reviews import Reviews
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +99,11 @@ PUBLISH_SECONDS = 1.0
 # read afresh does a refusal stand.
 REFUSALS = (MatchNotActive, NotYourTurn, CannotAbort, StaleVersion, MoveRefused)
 
-Change = Callable[[MatchState], tuple[MatchState, list[StoredEvent]]]
+# What a seat does to the match: the new state and the events it records.
+SeatChange = Callable[[MatchState], tuple[MatchState, list[StoredEvent]]]
+
+T = TypeVar("T", bound=msgspec.Struct)
+LobbyStatus = Literal["waiting", "active"]
 
 
 class SeatToken(msgspec.Struct, frozen=True):
@@ -156,6 +173,45 @@ class Lobby(msgspec.Struct, frozen=True):
     ]
 
 
+class Rematched(msgspec.Struct, frozen=True):
+    match: Annotated[MatchView, Meta(description="The rematch, as a spectator sees it")]
+    seat: Annotated[int, Meta(description="The caller's seat in the rematch")]
+    token: Annotated[str, Meta(description="The seat token of that seat in the rematch")]
+
+
+class Rematch(msgspec.Struct, frozen=True):
+    """A rematch call's outcome, kept whole for an idempotent retry: ``created`` tells the
+    first call (which made the match) from a claim of a reserved seat."""
+
+    created: bool
+    answer: Rematched
+
+
+class Record(msgspec.Struct, frozen=True):
+    match: Annotated[MatchView, Meta(description="The finished match, as a spectator sees it")]
+    seed: Annotated[
+        int | None,
+        Meta(
+            description="The secret seed the match was dealt from, as in fairness; null when seeded"
+        ),
+    ]
+    decks: Annotated[
+        tuple[tuple[str, ...], ...],
+        Meta(
+            description="Every deck, top card first, in the order dealt, voided deals "
+            "included; [] for a match never dealt"
+        ),
+    ]
+    first_dealer: Annotated[
+        int | None,
+        Meta(description="The first dealer as named at create or by a rematch; null when drawn"),
+    ]
+    events: Annotated[
+        tuple[EventView, ...],
+        Meta(description="Every event, deal_started and cards_dealt with every seat's hands"),
+    ]
+
+
 @dataclass(frozen=True)
 class Setup:
     """A match to create, already in engine terms (cards as ints)."""
@@ -206,6 +262,7 @@ class MatchService:
         self.lifecycle = lifecycle or Lifecycle()
         self.once = Once(keys)
         self.feed = Feed(reads, bus, self._last_seq, monotonic)
+        self.reviews = Reviews(matches, reads, ai)
         self.recent = RecentMatches()
 
     # -- who is asking --------------------------------------------------------------
@@ -300,48 +357,150 @@ class MatchService:
         except InvalidSetup as refused:
             problems.extend(refused.problems)
             rules = Rules()  # the defaults, so the rest of the setup is checked too
+        seeded = setup.seed is not None or bool(setup.decks)
         seed = setup.seed if setup.seed is not None else new_seed()
         try:
-            created = new_match(rules, setup.seats, seed, setup.decks, setup.first_dealer)
+            created = new_match(
+                rules,
+                setup.seats,
+                seed,
+                setup.decks,
+                setup.first_dealer,
+                seeded=seeded,
+                ai_secret=new_seed(),
+            )
         except InvalidSetup as refused:
             problems.extend(p for p in refused.problems if p not in problems)
         if problems:
             raise InvalidSetup(problems)
         return created
 
-    async def join(self, match_id: str, seat: int, key: str | None, fingerprint: str) -> Joined:
+    async def join(
+        self,
+        match_id: str,
+        seat: int,
+        key: str | None,
+        fingerprint: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+    ) -> Joined:
+        """Take an open seat, or claim a reserved one with ``token``, the seat's token in
+        the match before (on an open seat a token is not looked at)."""
         record = await self.load(match_id)
+        claim = None if token is None else token_hash(token)
 
         async def run(request: Claim | None) -> Joined:
-            current = record
-            for _ in range(ATTEMPTS):
-                if self._overdue(current):
-                    current = await self._passed(match_id)
-                    continue
-                state, events = join(current.state, seat)
-                token = new_token()
-                hashed = token_hash(token)
-                joined = Joined(seat, token)
-                due_at = self._due_at(current, state)
-                try:
-                    await self.matches.save(
-                        match_id,
-                        current.state.version,
-                        state,
-                        events,
-                        {seat: hashed},
-                        answer_of(request, joined),
-                        due_at=due_at,
-                    )
-                except VersionConflict:
-                    current = await self.load(match_id)
-                    continue
-                await self._saved(current, state, due_at, hashed, seat)
-                self._changed(match_id, state)
-                return joined
-            raise Busy("the match kept changing; try again")
+            return await self._take_seat(
+                record, seat, name, claim, request, lambda state, new: Joined(seat, new)
+            )
 
         return await self.once.run(f"join:{match_id}:{seat}", key, fingerprint, Joined, run)
+
+    async def _take_seat(
+        self,
+        record: MatchRecord,
+        seat: int,
+        name: str | None,
+        claim: str | None,
+        request: Claim | None,
+        answer: Callable[[MatchState, str], T],
+    ) -> T:
+        """Seat a player (a join or a claim); ``answer`` of the new state and token is
+        what the request answers, stored with the change."""
+        current = record
+        for _ in range(ATTEMPTS):
+            if self._overdue(current):
+                current = await self._passed(current.id)
+                continue
+            state, events = join(current.state, seat, name, claim)
+            token = new_token()
+            hashed = token_hash(token)
+            body = answer(state, token)
+            due_at = self._due_at(current, state)
+            try:
+                await self.matches.save(
+                    current.id,
+                    current.state.version,
+                    state,
+                    events,
+                    {seat: hashed},
+                    answer_of(request, body),
+                    due_at=due_at,
+                )
+            except VersionConflict:
+                current = await self.load(current.id)
+                continue
+            await self._saved(current, state, due_at, hashed, seat)
+            self._changed(current.id, state)
+            return body
+        raise Busy("the match kept changing; try again")
+
+    async def rematch(
+        self,
+        caller: Caller,
+        key: str | None,
+        fingerprint: str,
+        *,
+        quotas: OwnerQuotas | None = None,
+    ) -> Rematch:
+        """Play a finished match again: the first call makes the rematch, each later one
+        by another seat's token claims that seat's reserved seat in it. The rematch
+        counts toward its caller's ``quotas`` as a creation does."""
+        seat, hashed = caller.seat, caller.token_hash
+        if seat is None or hashed is None:
+            raise InvalidToken("a rematch is asked for by a seat: send its token")
+
+        async def run(request: Claim | None) -> Rematch:
+            current = caller.record
+            for _ in range(ATTEMPTS):
+                old = current.state
+                if old.status != "finished" or old.dealer is None:
+                    raise MatchNotActive("only a finished match that was dealt can be rematched")
+                offered = await self.matches.get(old.rematch) if old.rematch else None
+                if offered is not None and not _ended_unclaimed(offered.state):
+                    try:
+                        return await self._take_seat(
+                            offered, seat, None, hashed, request, _claimed(offered.id, seat)
+                        )
+                    except SeatNotOpen as held:
+                        raise SeatNotOpen(
+                            f"seat {seat} already holds its seat in the rematch {offered.id}"
+                        ) from held
+                try:
+                    return await self._offer_rematch(current, seat, request, quotas)
+                except VersionConflict:
+                    current = await self.load(current.id)
+            raise Busy("the match kept changing; try again")
+
+        return await self.once.run(f"rematch:{hashed}", key, fingerprint, Rematch, run)
+
+    async def _offer_rematch(
+        self, old: MatchRecord, seat: int, request: Claim | None, quotas: OwnerQuotas | None
+    ) -> Rematch:
+        claims = await self.reads.seat_tokens(old.id)
+        match_id = new_match_id()
+        state, events = rematch_of(old.state, seat, claims, new_seed(), new_seed())
+        offered, offer_events = offer_rematch(old.state, match_id)
+        token = new_token()
+        hashed = token_hash(token)
+        now = self.clock()
+        record = MatchRecord(match_id, state, now, self.lifecycle.due_at(state, now, now))
+        view = match_view(match_id, state, None, deadline=record.due_at)
+        outcome = Rematch(True, Rematched(view, seat, token))
+        await self.matches.create_rematch(
+            Change(old.id, old.state.version, offered, tuple(offer_events)),
+            record,
+            events,
+            {seat: hashed},
+            answer_of(request, outcome),
+            quota=quotas.of(state) if quotas is not None else None,
+        )
+        self.recent.remember(record, hashed, seat)
+        self.observer.match_created()
+        await self._saved(old, offered, None)
+        self._changed(match_id, state)
+        return outcome
 
     async def play(
         self,
@@ -383,7 +542,7 @@ class MatchService:
         )
 
     async def _change(
-        self, caller: Caller, change: Change, key: str | None, fingerprint: str
+        self, caller: Caller, change: SeatChange, key: str | None, fingerprint: str
     ) -> MatchView:
         """A seat's change to the match, answered with its view, once per Idempotency-Key.
 
@@ -581,10 +740,36 @@ class MatchService:
         view = move_view(state, move)
         return Hint(view.card, view.capture, view.sweep, level, reason)
 
-    async def lobby(self, limit: int, cursor: str | None) -> Lobby:
+    async def review(self, caller: Caller, seat: int, *, compute: bool = True) -> Review | None:
+        """The expert's judgement of each card ``seat`` played in the finished match;
+        without ``compute``, only the refusal it would meet (None)."""
+        if not compute:
+            self.reviews.check(caller.record, seat)
+            return None
+        return await self.reviews.of(caller.record, seat)
+
+    async def record(self, caller: Caller) -> Record:
+        """A finished match whole: the seed, every deck and every hand."""
+        state = caller.record.state
+        if state.status != "finished":
+            raise MatchNotFinished(f"the match is {state.status}: its record is for the end")
+        stored = await self.reads.events(caller.match_id, 0, state.seq)
+        revealed = fairness(state)
+        return Record(
+            match=match_view(caller.match_id, state, None),
+            seed=None if revealed is None else revealed.seed,
+            # Matches stored before the decks were kept in the log list none.
+            decks=tuple(e.deck for e in stored if isinstance(e, Redeal | DealStarted) and e.deck),
+            first_dealer=state.first_dealer,
+            events=tuple(for_viewer(e, None, every_hand=True) for e in stored),
+        )
+
+    async def lobby(self, limit: int, cursor: str | None, status: LobbyStatus = "waiting") -> Lobby:
+        """Waiting matches oldest first, or active ones newest first."""
         after = decode_cursor(cursor) if cursor is not None else None
+        listed = self.reads.waiting if status == "waiting" else self.reads.active
         # One more than asked tells whether another page exists.
-        records = await self.reads.waiting(limit + 1, after)
+        records = await listed(limit + 1, after)
         page = records[:limit]
         more = len(records) > limit
         return Lobby(
@@ -672,6 +857,23 @@ def _check_version(state: MatchState, expected_version: int | None) -> None:
         )
 
 
+def _ended_unclaimed(state: MatchState) -> bool:
+    """A rematch that ended (expired, say) before all its players came: a new one may be
+    offered in its place."""
+    return state.status == "finished" and any(s.kind == "reserved" for s in state.seats)
+
+
+def _claimed(match_id: str, seat: int) -> Callable[[MatchState, str], Rematch]:
+    def answer(state: MatchState, token: str) -> Rematch:
+        return Rematch(False, Rematched(match_view(match_id, state, None), seat, token))
+
+    return answer
+
+
 def _ai_seed(state: MatchState) -> int:
-    """Deterministic per match and version, so a retried decision is the same decision."""
-    return (state.rng ^ (state.version * 0x9E3779B97F4A7C15)) & ((1 << 63) - 1)
+    """Deterministic per match and version, so a retried decision is the same decision.
+
+    Drawn from the match's AI secret, never from its generator, whose state decides the
+    shuffles to come; a match stored before it had one keeps its generator, as then."""
+    secret = state.ai_secret or state.rng
+    return (secret ^ (state.version * 0x9E3779B97F4A7C15)) & ((1 << 63) - 1)

@@ -11,6 +11,7 @@ from typing import Protocol
 
 import msgspec
 
+from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState
 from domain.moves import Move
@@ -55,6 +56,17 @@ class MatchRecord(msgspec.Struct, frozen=True):
 Answer = tuple[Idempotency, StoredAnswer]
 
 
+class Change(msgspec.Struct, frozen=True):
+    """A change to one stored match: its new state and events, if it is still at
+    ``expected_version``."""
+
+    match_id: str
+    expected_version: int
+    state: MatchState
+    events: tuple[StoredEvent, ...]
+    due_at: float | None = None  # the match's next moment after the change (MatchRecord)
+
+
 class MatchRepository(Protocol):
     """The matches themselves: every change is stored at a version, or not at all."""
 
@@ -94,6 +106,23 @@ class MatchRepository(Protocol):
         append the events and add token hashes (a join), all in one transaction; else
         raise VersionConflict."""
 
+    async def create_rematch(
+        self,
+        offer: Change,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
+    ) -> None:
+        """``create`` the rematch (counted toward ``quota`` as a creation is) and ``save``
+        the finished match's ``offer`` of it, in one transaction: VersionConflict, and
+        nothing stored, when the old match has moved on."""
+
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        """Store a finished match's review of one seat; a review already kept stands."""
+
 
 class MatchReads(Protocol):
     """The read side: what queries across matches or along a match's log need."""
@@ -106,6 +135,16 @@ class MatchReads(Protocol):
 
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         """Matches with an open seat, oldest first (by created_at, then id), after a cursor."""
+
+    async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        """Active matches, newest first (by created_at, then id, both descending), after a
+        cursor."""
+
+    async def seat_tokens(self, match_id: str) -> dict[int, str]:
+        """The token hash of each seat that has one."""
+
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        """The review of the seat kept for the match, if one was."""
 
     async def ai_turns(self) -> list[str]:
         """Ids of active matches whose seat to play is an AI seat."""
@@ -158,6 +197,9 @@ class AiPlayer(Protocol):
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         """The move ``level`` plays for ``seat``, and why."""
+
+    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
+        """``domain.ai.review`` of the finished match ``events`` took from ``initial``."""
 
 
 class MatchObserver(Protocol):

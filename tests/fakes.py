@@ -8,17 +8,19 @@ the stored answer afterwards; ``down`` makes every call fail as a dead database 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.ai import LEVELS
+from domain.ai.review import Review, review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
 from service.limits import Quota, QuotaExceeded, Window
 from service.ports import (
     Answer,
+    Change,
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
@@ -79,14 +81,46 @@ class FakeReads:
         return self.store.initials.get(match_id)
 
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        # A match that ended waiting keeps its open seats, but leaves the lobby.
+        def lists(s: MatchState) -> bool:
+            return s.status == "waiting" and any(seat.kind == "open" for seat in s.seats)
+
+        return self._listed(lists, limit, after)
+
+    async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        return self._listed(lambda s: s.status == "active", limit, after, newest_first=True)
+
+    def _listed(
+        self,
+        which: Callable[[MatchState], bool],
+        limit: int,
+        after: tuple[float, str] | None,
+        *,
+        newest_first: bool = False,
+    ) -> list[MatchRecord]:
         self.store.check()
-        open_ = sorted(
-            (r for r in self.store.records.values() if r.state.status == "waiting"),
-            key=lambda r: (r.created_at, r.id),
+
+        def position(r: MatchRecord) -> tuple[float, str]:
+            return (r.created_at, r.id)
+
+        found = sorted(
+            (r for r in self.store.records.values() if which(r.state)),
+            key=position,
+            reverse=newest_first,
         )
         if after is not None:
-            open_ = [r for r in open_ if (r.created_at, r.id) > after]
-        return open_[:limit]
+            found = [
+                r for r in found if (position(r) < after if newest_first else position(r) > after)
+            ]
+        return found[:limit]
+
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        self.store.check()
+        return self.store.reviews.get((match_id, seat))
+
+    async def seat_tokens(self, match_id: str) -> dict[int, str]:
+        self.store.check()
+        return {seat: h for h, seat in self.store.tokens.get(match_id, {}).items()}
 
     async def ai_turns(self) -> list[str]:
         self.store.check()
@@ -113,6 +147,7 @@ class FakeStore:
     log: dict[str, list[StoredEvent]] = field(default_factory=dict)
     tokens: dict[str, dict[str, int]] = field(default_factory=dict)
     initials: dict[str, MatchState] = field(default_factory=dict)
+    reviews: dict[tuple[str, int], Review] = field(default_factory=dict)
     down: bool = False
     saves: int = 0
     quotas: dict[str, Quota] = field(default_factory=dict)  # by match id
@@ -135,20 +170,24 @@ class FakeStore:
         quota: Quota | None = None,
     ) -> None:
         self.check()
-        if quota is not None:
-            held = sum(
-                (q.owner, q.name) == (quota.owner, quota.name)
-                and self.records[match_id].state.status == quota.status
-                for match_id, q in self.quotas.items()
-            )
-            if held >= quota.cap:
-                raise QuotaExceeded(quota.name, quota.cap)
-            self.quotas[record.id] = quota
+        self._count(record.id, quota)
         self.records[record.id] = record
         self.initials[record.id] = record.state
         self.log[record.id] = list(events)
         self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
         self.keys.keep(answer)
+
+    def _count(self, match_id: str, quota: Quota | None) -> None:
+        if quota is None:
+            return
+        held = sum(
+            (q.owner, q.name) == (quota.owner, quota.name)
+            and self.records[other].state.status == quota.status
+            for other, q in self.quotas.items()
+        )
+        if held >= quota.cap:
+            raise QuotaExceeded(quota.name, quota.cap)
+        self.quotas[match_id] = quota
 
     async def get(self, match_id: str) -> MatchRecord | None:
         self.check()
@@ -182,6 +221,29 @@ class FakeStore:
         for seat, h in (token_hashes or {}).items():
             self.tokens[match_id][h] = seat
         self.keys.keep(answer)
+
+    async def create_rematch(
+        self,
+        offer: Change,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
+    ) -> None:
+        self.check()
+        if self.records[offer.match_id].state.version != offer.expected_version:
+            raise VersionConflict(offer.match_id)
+        self._count(record.id, quota)
+        await self.save(
+            offer.match_id, offer.expected_version, offer.state, offer.events, due_at=offer.due_at
+        )
+        await self.create(record, events, token_hashes, answer)
+
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        self.check()
+        self.reviews.setdefault((match_id, review.seat), review)
 
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:
@@ -235,11 +297,16 @@ class FirstMoveAi:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.reviews = 0
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         assert state.turn == seat
         self.calls += 1
         return legal_moves(state)[0], f"{level}: the first legal move"
+
+    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
+        self.reviews += 1
+        return await asyncio.to_thread(review, initial, events, seat)
 
 
 class FakeCounts:

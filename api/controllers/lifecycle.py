@@ -7,8 +7,8 @@ from typing import Any, Literal
 from litestar import Controller, Request, Response, post
 
 from api.controllers.params import (
-    ETAG,
     REQUIRED_SEAT_TOKEN,
+    VIEW_HEADERS,
     IdempotencyKey,
     IfMatch,
     MatchId,
@@ -18,11 +18,11 @@ from api.openapi import problems
 from api.parsing import (
     bearer,
     decode_body,
-    etag,
     expected_version,
     fingerprint,
     idempotency_key,
     json_body,
+    view_headers,
 )
 from api.schemas import NoOptions
 from domain.views import MatchView
@@ -56,7 +56,7 @@ async def ending(
     expected = expected_version(if_match)
     end = service.resign if operation == "resign" else service.abort
     view = await end(caller, expected, idempotency_key(key), digest)
-    return Response(view, headers={"ETag": etag(view.version)})
+    return Response(view, headers=view_headers(view.version))
 
 
 class LifecycleController(Controller):
@@ -74,7 +74,7 @@ class LifecycleController(Controller):
         "unless the match is active.",
         status_code=200,
         responses=ANSWERS,
-        response_headers=[ETAG],
+        response_headers=VIEW_HEADERS,
     )
     async def resign(
         self,
@@ -96,7 +96,7 @@ class LifecycleController(Controller):
         "with `end_reason` `aborted` and no winner. 409 `cannot-abort` otherwise.",
         status_code=200,
         responses=ANSWERS,
-        response_headers=[ETAG],
+        response_headers=VIEW_HEADERS,
     )
     async def abort(
         self,

@@ -1,4 +1,4 @@
-"""Matches: create, read one, and the lobby of matches waiting for players."""
+"""Matches: create, read one, and the lobby of matches waiting for players or being played."""
 
 from __future__ import annotations
 
@@ -6,10 +6,12 @@ from typing import Annotated, Any, Literal
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.params import QueryParameter
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import HeaderParameter, QueryParameter
 
 from api.controllers.params import (
     SEAT_TOKEN,
+    VIEW_HEADERS,
     Creators,
     MatchId,
     SecretIdempotencyKey,
@@ -17,7 +19,16 @@ from api.controllers.params import (
     identify,
 )
 from api.openapi import RATE_LIMIT_HEADERS, problems
-from api.parsing import bearer, decode_body, etag, idempotency_key, json_body, query_integers
+from api.parsing import (
+    IF_NONE_MATCH_PATTERN,
+    bearer,
+    decode_body,
+    idempotency_key,
+    json_body,
+    not_modified,
+    query_integers,
+    view_headers,
+)
 from api.ratelimit import CREATE
 from api.schemas import CreateMatch, setup_of
 from domain.views import MatchView
@@ -74,22 +85,45 @@ class MatchController(Controller):
         summary="The match as the caller may see it",
         description="With a seat's token: the match as that seat sees it, its hand and, on "
         "its turn, its legal moves. Without one: a spectator's view, every hand hidden. The "
-        "ETag is the version, for `If-Match` on a move.",
-        responses=problems(400, 401, 404, 503),
-        response_headers=[
-            ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
-        ],
+        "ETag is the version, for `If-Match` on a move, and `If-None-Match` naming it "
+        "answers 304 with no body.",
+        responses={
+            304: ResponseSpec(
+                None, description="If-None-Match names the current version: nothing changed"
+            ),
+            **problems(400, 401, 404, 503),
+        },
+        response_headers=VIEW_HEADERS,
     )
     async def read(
-        self, request: AnyRequest, service: Service, match_id: MatchId
-    ) -> Response[MatchView]:
-        view = service.view(await identify(request, service, match_id))
-        return Response(view, headers={"ETag": etag(view.version)})
+        self,
+        request: AnyRequest,
+        service: Service,
+        match_id: MatchId,
+        if_none_match: Annotated[
+            str | None,
+            HeaderParameter(
+                name="If-None-Match",
+                description='304 when it names the current version: "17", W/"17", a '
+                "comma-separated list of them, or *",
+                required=False,
+                # Published, not enforced by Litestar: malformed is a 400 after 404 and 401.
+                schema_extra={"pattern": IF_NONE_MATCH_PATTERN},
+            ),
+        ] = None,
+    ) -> Response[MatchView | None]:
+        caller = await identify(request, service, match_id)
+        version = caller.record.state.version
+        headers = view_headers(version)
+        if not_modified(if_none_match, version):
+            return Response(None, status_code=304, headers=headers)
+        return Response(service.view(caller), headers=headers)
 
     @get(
         operation_id="listMatches",
-        summary="The lobby: matches with open seats, oldest first",
+        summary="The lobby: matches with open seats, oldest first, or being played, newest first",
         description="Spectator views of the matches that wait for a player, oldest first, "
+        "or (`status=active`) of the matches being played, newest first; "
         "`limit` to a page; `next_cursor`, passed as `cursor`, fetches the next page.",
         responses=problems(400, 401, 503),
     )
@@ -98,7 +132,11 @@ class MatchController(Controller):
         request: AnyRequest,
         service: Service,
         status: Annotated[
-            Literal["waiting"], QueryParameter(description="Only waiting matches are listed")
+            Literal["waiting", "active"],
+            QueryParameter(
+                description="waiting: matches with an open seat, oldest first; active: "
+                "matches being played, newest first"
+            ),
         ] = "waiting",
         limit: Annotated[
             int, QueryParameter(ge=1, le=100, description="Matches to a page, 1 to 100")
@@ -114,4 +152,4 @@ class MatchController(Controller):
     ) -> Lobby:
         query_integers(request, "limit")
         await service.check_token(bearer(request))
-        return await service.lobby(limit, cursor)
+        return await service.lobby(limit, cursor, status)

@@ -7,8 +7,8 @@ from typing import Any
 from litestar import Controller, Request, Response, post
 
 from api.controllers.params import (
-    ETAG,
     REQUIRED_SEAT_TOKEN,
+    VIEW_HEADERS,
     IdempotencyKey,
     IfMatch,
     MatchId,
@@ -18,10 +18,10 @@ from api.controllers.params import (
 from api.openapi import problems
 from api.parsing import (
     decode_body,
-    etag,
     expected_version,
     idempotency_key,
     json_body,
+    view_headers,
 )
 from api.schemas import MoveRequest
 from domain.cards import parse_card, parse_cards
@@ -45,7 +45,7 @@ class MoveController(Controller):
         "themselves, as the events or a later read show.",
         status_code=200,
         responses=problems(400, 401, 404, 409, 412, 413, 415, 422, 503),
-        response_headers=[ETAG],
+        response_headers=VIEW_HEADERS,
     )
     async def play(
         self,
@@ -64,4 +64,4 @@ class MoveController(Controller):
         view = await service.play(
             caller, parse_card(move.card), capture, expected, idempotency_key(key), fingerprint
         )
-        return Response(view, headers={"ETag": etag(view.version)})
+        return Response(view, headers=view_headers(view.version))

@@ -91,3 +91,17 @@ async def identify(
         await service.load(match_id)
         raise
     return await service.caller(match_id, token, required=required, recent=recent)
+
+
+# Documented on every answer holding a match view (``view_headers``).
+VIEW_HEADERS = [
+    ETAG,
+    ResponseHeader(
+        name="Cache-Control",
+        description="private, no-cache: one seat's view, to be checked again before each use",
+        documentation_only=True,
+    ),
+    ResponseHeader(
+        name="Vary", description="Authorization: the view is the token's", documentation_only=True
+    ),
+]

@@ -22,6 +22,7 @@ from api.errors import (
     KEY_IN_FLIGHT,
     KEY_REUSED,
     MATCH_NOT_ACTIVE,
+    MATCH_NOT_FINISHED,
     METHOD_NOT_ALLOWED,
     METRICS_TOKEN,
     NO_SUCH_SEAT,
@@ -97,8 +98,16 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "is your seat, then play.",
     ),
     SEAT_NOT_OPEN: (
-        "The seat is not open: a player holds it, or the server's AI plays it.",
-        "Join a seat whose kind is open, as the match's view or the lobby lists them.",
+        "The seat is not open: a player holds it, the server's AI plays it, the match is "
+        "over, or the seat is reserved (a rematch keeps it for its player in the match "
+        "before, and only that player's old token claims it).",
+        "Join a seat whose kind is open, as the match's view or the lobby lists them; to claim "
+        "a reserved seat, send the seat's token of the match before as the bearer token.",
+    ),
+    MATCH_NOT_FINISHED: (
+        "The record of a match, with every hand and the seed, is shown once the match is "
+        "finished, never while it is played.",
+        "Follow the match's events until match_finished, then read the record.",
     ),
     CANNOT_ABORT: (
         "Abort calls a match off with nobody winning; it is refused once the match is over, "

@@ -1,4 +1,4 @@
-"""Seats: taking an open seat."""
+"""Seats: taking an open seat, or claiming a seat a rematch reserved."""
 
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ from api.controllers.params import (
     SeatNumber,
     SecretIdempotencyKey,
     Service,
-    identify,
 )
 from api.openapi import RATE_LIMIT_HEADERS, problems
-from api.parsing import decode_body, fingerprint, idempotency_key, json_body
+from api.parsing import bearer, idempotency_key, optional_body
 from api.ratelimit import JOINS
-from api.schemas import JoinRequest
+from api.schemas import JoinRequest, name_of
 from service.matches import Joined
 
 
@@ -29,11 +28,13 @@ class SeatController(Controller):
     @post(
         "/join",
         operation_id="joinSeat",
-        summary="Take an open seat; the answer holds its token",
-        description="Takes an `open` seat, which becomes `human`: no body, or an empty "
-        "object, and no token needed. The answer holds the seat's secret token. Taking the "
-        "last open seat makes the match active and deals it. Joins per client address "
-        "per minute are limited (429).",
+        summary="Take an open seat, or claim a reserved one with the seat's token in the "
+        "match before; the answer holds the new token",
+        description="Takes an `open` seat, which becomes `human`: no body, an empty object, "
+        "or a `name`, and no token needed. A `reserved` seat (of a rematch) is claimed with "
+        "the seat's token in the match before as bearer token. The answer holds the seat's "
+        "new secret token. Taking the last open seat makes the match active and deals it. "
+        "Joins and claims per client address per minute are limited (429).",
         status_code=200,
         responses=problems(400, 401, 404, 409, 413, 415, 422, 429, 503),
         response_headers=RATE_LIMIT_HEADERS,
@@ -47,12 +48,15 @@ class SeatController(Controller):
         seat: SeatNumber,
         key: SecretIdempotencyKey = None,
     ) -> Joined:
-        await identify(request, service, match_id)
-        body = await request.body()
-        # No body and an empty object are the same request.
-        if not body.strip():
-            digest = fingerprint({})
-        else:
-            json_body(request)
-            digest = decode_body(body, JoinRequest)[1]
-        return await service.join(match_id, seat, idempotency_key(key, secret=True), digest)
+        await service.load(match_id)
+        # A token here is only a claim on a reserved seat: one of another match is no 401.
+        token = bearer(request)
+        joining, digest = optional_body(request, await request.body(), JoinRequest)
+        return await service.join(
+            match_id,
+            seat,
+            idempotency_key(key, secret=True),
+            digest,
+            name=name_of(joining.name),
+            token=token,
+        )

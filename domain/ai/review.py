@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import Annotated
 
 import msgspec
+from msgspec import Meta
 
 from domain.ai import expert
 from domain.ai.knowledge import Knowledge, candidates, knowledge_of
 from domain.ai.medium import capture_reason
 from domain.cards import NAME, parse_card
-from domain.events import CardPlayed, DealStarted, SeatJoined, StoredEvent
-from domain.match import MatchState, join, play
+from domain.events import CardPlayed, DealStarted, StoredEvent
+from domain.match import MatchState, redo
 from domain.moves import Move
 from domain.rng import SplitMix64
 
@@ -31,24 +33,40 @@ REVIEW_WORLDS = 48
 
 
 class ReviewMove(msgspec.Struct, frozen=True):
-    card: str
-    capture: tuple[str, ...]
+    card: Annotated[str, Meta(description="The card played")]
+    capture: Annotated[
+        tuple[str, ...], Meta(description="The table cards it takes; empty: it stays")
+    ]
 
 
 class ReviewedPlay(msgspec.Struct, frozen=True):
-    seq: int
-    deal: int
-    played: ReviewMove
-    best: ReviewMove
-    loss: float
-    reason: str
-    auto: bool
+    seq: Annotated[int, Meta(description="The seq of the play's card_played event")]
+    deal: Annotated[int, Meta(description="The deal it was played in")]
+    played: Annotated[ReviewMove, Meta(description="What the seat played")]
+    best: Annotated[
+        ReviewMove,
+        Meta(description="What the expert would have played, knowing what the seat knew"),
+    ]
+    loss: Annotated[
+        float,
+        Meta(
+            ge=0,
+            description="How many expected deal points (the seat's team minus the other, "
+            "over the rest of the deal) the play gives away against best, 2 decimals",
+        ),
+    ]
+    reason: Annotated[str, Meta(description="Why the expert's move, in a few words")]
+    auto: Annotated[
+        bool, Meta(description="True when the server played the card, as the seat's time ran out")
+    ]
 
 
 class Review(msgspec.Struct, frozen=True):
-    seat: int
-    moves: tuple[ReviewedPlay, ...]
-    total_loss: float
+    seat: Annotated[int, Meta(description="The seat reviewed")]
+    moves: Annotated[
+        tuple[ReviewedPlay, ...], Meta(description="Every card the seat played, in order")
+    ]
+    total_loss: Annotated[float, Meta(ge=0, description="The sum of the plays' losses")]
 
 
 Play = tuple[int, int, tuple[int, ...]]  # seat, card, cards taken
@@ -86,9 +104,7 @@ def review(initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Rev
     plays: list[Play] = []
     reviewed: list[ReviewedPlay] = []
     for event in events:
-        if isinstance(event, SeatJoined):
-            state, _ = join(state, event.seat)
-        elif isinstance(event, DealStarted):
+        if isinstance(event, DealStarted):
             plays = []
         elif isinstance(event, CardPlayed):
             move = Move.of(parse_card(event.card), [parse_card(c) for c in event.capture])
@@ -99,19 +115,21 @@ def review(initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Rev
                     ReviewedPlay(
                         seq=event.seq,
                         deal=state.deal,
-                        played=_wire(move),
-                        best=_wire(best),
+                        played=_wire(move, state.table),
+                        best=_wire(best, state.table),
                         loss=round(loss, 2),
                         reason=reason,
-                        # Autoplayed cards say so in their event once turn clocks exist.
-                        auto=bool(event.auto),
+                        auto=event.auto,
                     )
                 )
             plays.append((event.seat, move.card, move.capture))
-            state, _ = play(state, event.seat, move)
+        # Joins, claims, plays (autoplayed ones with their timeout) and early endings.
+        redone = redo(state, event)
+        if redone is not None:
+            state = redone[0]
     total = round(sum(r.loss for r in reviewed), 2)
     return Review(seat=seat, moves=tuple(reviewed), total_loss=total)
 
 
-def _wire(move: Move) -> ReviewMove:
-    return ReviewMove(card=NAME[move.card], capture=tuple(NAME[c] for c in move.capture))
+def _wire(move: Move, table: Sequence[int]) -> ReviewMove:
+    return ReviewMove(NAME[move.card], tuple(NAME[c] for c in move.taken_from(table)))

@@ -1,7 +1,7 @@
 """limits shared by every process: counted windows, stream leases, match owners
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0007
 Create Date: 2026-12-01
 
 Rate limits and "at once" quotas used to be counted in each process's memory, so N
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0004"
+down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -15,6 +15,7 @@ from service.matches import MatchService
 from tests.fakes import FakeCounts, FakeSlots, StoreDown
 from tests.support.databases import *  # noqa: F403
 from tests.support.fake_ports import *  # noqa: F403
+from tests.support.in_process import InProcess, serve
 
 
 @pytest.fixture
@@ -50,3 +51,10 @@ async def client(
             yield client
     finally:
         await runner.stop()
+
+
+@pytest.fixture
+async def stored(database_url: str) -> AsyncIterator[InProcess]:
+    """The app over SQLite, then over Postgres (its AI the first legal move)."""
+    async with serve(database_url) as served:
+        yield served

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -92,3 +93,22 @@ async def serving(database_url: str, ai_workers: int = 0, **settings: Any) -> As
     finally:
         for hook in app.on_shutdown:
             await hook()
+
+
+async def finish(client: Client, match_id: str, seat_tokens: dict[int, str]) -> Any:
+    """Play the human seats until the match ends, letting the AI seats take their turns."""
+    for _ in range(2000):
+        final = await play_out(client, match_id, seat_tokens)
+        if final["status"] == "finished":
+            return final
+        await asyncio.sleep(0.005)
+    raise AssertionError("the match never finished")
+
+
+async def join(client: Client, match_id: str, seat: int, **kwargs: Any) -> Any:
+    return await client.post(f"/v1/matches/{match_id}/seats/{seat}/join", **kwargs)
+
+
+async def rematch(client: Client, match_id: str, token: str | None, **kwargs: Any) -> Any:
+    headers = {**(bearer(token) if token else {}), **kwargs.pop("headers", {})}
+    return await client.post(f"/v1/matches/{match_id}/rematch", headers=headers, **kwargs)

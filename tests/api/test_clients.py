@@ -52,6 +52,7 @@ def test_limits_off_lifts_every_quota_not_given_explicitly() -> None:
     assert (on.rate_limit, on.waiting_per_address, on.ai_only_per_address) == (300, 10, 2)
     assert (on.joins_per_minute, on.streams_per_address, on.streams_per_match) == (30, 50, 2000)
     assert (on.hints_per_minute, on.hints_per_address_per_minute) == (20, 120)
+    assert on.reviews_per_minute == 10
     off = Settings.from_env({"SCOPA_LIMITS": "off", "SCOPA_RATE_LIMIT": "300"})
     assert off.rate_limit == 300
     assert all(getattr(off, name) == 0 for name in QUOTAS if name != "rate_limit")

@@ -34,6 +34,7 @@ async def test_create_answers_spectator_view_tokens_and_location(client: Client)
         "diamond_sequence": False,
         "turn_seconds": None,
         "on_timeout": "autoplay",
+        "reveal_ai_hands": False,
     }
     assert (match["end_reason"], match["turn_deadline"]) == (None, None)
     assert [t["seat"] for t in body["tokens"]] == [0, 1]

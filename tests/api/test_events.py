@@ -53,6 +53,7 @@ async def test_events_are_numbered_and_filtered_per_viewer(client: Client) -> No
         "dealer": 0,
         "table": ["2C", "5H", "3D", "4S"],
         "hand": None,
+        "hands": None,
     }
     mine = await events(client, match_id, headers=bearer(seat[1]))
     assert mine["events"][0]["hand"] == ["7C", "5S", "KH"]

@@ -280,3 +280,36 @@ async def test_limits_off_lifts_every_quota(database_url: str, clock: Clock) -> 
             assert hint.status_code == 200
         polls = [long_poll(client, created["match"]["id"], 0.3) for _ in range(60)]
         assert {p.status_code for p in await asyncio.gather(*polls)} == {200}
+
+
+async def resigned(client: Client) -> tuple[str, dict[int, str]]:
+    created = await create(client)
+    match_id, seats = created["match"]["id"], tokens(created)
+    answer = await client.post(f"/v1/matches/{match_id}/resign", headers=bearer(seats[1]))
+    assert answer.status_code == 200, answer.text
+    return match_id, seats
+
+
+async def test_a_rematch_is_a_creation_and_waits_under_the_quota(
+    database_url: str, clock: Clock
+) -> None:
+    async with (
+        serving(database_url, clock, waiting_per_address=1, rate_limit=4) as app,
+        client_of(app) as client,
+    ):
+        (first, first_seats), (second, second_seats) = [await resigned(client) for _ in "ab"]
+        made = await client.post(f"/v1/matches/{first}/rematch", headers=bearer(first_seats[0]))
+        assert made.status_code == 201, made.text  # waiting for seat 1's player
+        assert made.headers["ratelimit"].startswith('"create";r=1;')
+        over = await client.post(f"/v1/matches/{second}/rematch", headers=bearer(second_seats[0]))
+        assert refused(over) <= 10
+        assert (await client.get(f"/v1/matches/{second}")).json()["rematch"] is None
+
+
+async def test_reviews_per_minute(database_url: str, clock: Clock) -> None:
+    async with serving(database_url, clock, reviews_per_minute=1) as app, client_of(app) as client:
+        match_id, _ = await resigned(client)
+        assert (await client.get(f"/v1/matches/{match_id}/review?seat=0")).status_code == 200
+        wait = refused(await client.get(f"/v1/matches/{match_id}/review?seat=1"))
+        clock.now += wait
+        assert (await client.get(f"/v1/matches/{match_id}/review?seat=1")).status_code == 200

@@ -47,8 +47,19 @@ async def test_join_errors(client: Client) -> None:
     answer = await join(client, "A" * 22, 1)
     assert answer.status_code == 404
     assert problem_type(answer) == "not-found"
-    answer = await join(client, match_id, 1, headers=bearer("forged"))
+    # An Authorization header that is no bearer token is refused, as everywhere.
+    answer = await join(client, match_id, 1, headers={"Authorization": "Basic dXNlcjpwdw=="})
     assert answer.status_code == 401
+    assert problem_type(answer) == "invalid-token"
+
+
+async def test_on_an_open_seat_a_token_is_ignored(client: Client) -> None:
+    other = await create(client)
+    for token in ("forged", tokens(other)[0]):
+        match_id = (await create(client, OPEN_2))["match"]["id"]
+        answer = await join(client, match_id, 1, headers=bearer(token))
+        assert answer.status_code == 200, answer.text
+        assert (await view(client, match_id, answer.json()["token"]))["you"] == 1
 
 
 @pytest.mark.parametrize("content", [b'{"seat": 1}', b"[]", b"null", b"{", b"1"])
@@ -128,7 +139,14 @@ async def test_lobby_default_limit_and_last_page(client: Client) -> None:
 
 @pytest.mark.parametrize(
     "params",
-    [{"limit": 0}, {"limit": 101}, {"limit": "x"}, {"status": "active"}, {"cursor": "garbage!"}],
+    [
+        {"limit": 0},
+        {"limit": 101},
+        {"limit": "x"},
+        {"status": "finished"},
+        {"status": "Active"},
+        {"cursor": "garbage!"},
+    ],
 )
 async def test_lobby_rejects_bad_parameters(client: Client, params: dict[str, Any]) -> None:
     answer = await client.get("/v1/matches", params=params)

@@ -81,7 +81,8 @@ def test_play_again(open_page: Callable[..., WebClient], features: dict[str, boo
     client.page.wait_for_url(re.compile(r"#/match/(?!" + re.escape(old) + ")"))
     new = client.match_id
     assert client.state() in ("turn", "deal")
-    before, after = client.view(0, match_id=old), client.view(0)
+    # The old match as a spectator sees it: the session now holds the new seat token.
+    before, after = client.view(match_id=old), client.view(0)
     assert before["rematch"] == new
     assert after["status"] == "active"
     assert after["rules"] == before["rules"]

@@ -405,6 +405,15 @@ def _finish(walker: Walker, created: Step, last_move: Step) -> list[Any]:
     assert _status(walker.follow(view, "streamEvents")) == 200
     spectators = walker.follow(created, "listEvents").body["events"]
     assert [e["seq"] for e in spectators] == [e["seq"] for e in events_page["events"]]
+    record = walker.follow(view, "getRecord")
+    assert _status(record) == 200
+    assert record.body["match"]["scores"] == view.body["scores"]
+    review = walker.follow(view, "getReview")
+    assert _status(review) == 200, review.body
+    assert review.body["seat"] == 0
+    again = walker.follow(created, "rematchMatch")
+    assert _status(again) == 201, again.body
+    assert _status(walker.follow(again, "getMatch")) == 200
     return list(events_page["events"])
 
 
@@ -468,6 +477,19 @@ def _ending_early(walker: Walker) -> dict[str, Any]:
     return ended
 
 
+def _joining(walker: Walker) -> dict[str, Any]:
+    """The create's join link takes the open seat, which deals the match; taken, it is
+    not open any more."""
+    created = walker.send("createMatch", body=_example("waitingForOne"))
+    assert _status(created) == 201
+    assert created.body["match"]["status"] == "waiting"
+    joined = walker.follow(created, "joinSeat")
+    assert _status(joined) == 200, joined.body
+    again = walker.follow(created, "joinSeat")
+    assert (_status(again), _problem(again)) == (409, "seat-not-open")
+    return dict(walker.follow(created, "getMatch").body)
+
+
 @pytest.fixture(scope="module")
 def walked(served: Served) -> dict[str, Any]:
     walker = Walker(served.schema())
@@ -475,6 +497,7 @@ def walked(served: Served) -> dict[str, Any]:
         "against the AI": _against_the_ai(walker),
         "two seats": _two_seats(walker),
         "ending early": _ending_early(walker),
+        "joining": _joining(walker),
     }
 
 
@@ -502,6 +525,12 @@ def test_the_links_resign_and_abort_a_match(walked: dict[str, Any]) -> None:
     assert (aborted["status"], aborted["end_reason"], aborted["winner"]) == (
         "finished", "aborted", None,
     )  # fmt: skip
+
+
+def test_the_join_link_takes_the_open_seat(walked: dict[str, Any]) -> None:
+    view = walked["joining"]
+    assert view["status"] == "active"
+    assert [s["kind"] for s in view["seats"]] == ["human", "human"]
 
 
 def test_every_operation_succeeded_at_least_once(run: Run, walked: dict[str, Any]) -> None:

@@ -11,18 +11,23 @@ each seat token and for a spectator, the match view, the new events and a hint:
   the viewer's own packet on deal_started and cards_dealt, null for a spectator, and
   nothing else of the stored hands;
 - ``hand`` is the token's seat's hand exactly (null for a spectator), ``legal_moves``
-  only for the seat to play, a hint only for a token, and only on its turn.
+  only for the seat to play, a hint only for a token, and only on its turn;
+- ``seats[].hand`` is null but for the AI seats under ``reveal_ai_hands``, where it is
+  exactly their cards (which are then no secret); the match's entry in the lobby of
+  active matches shows no hidden card either;
+- the secret seed shows nowhere (only its commitment, in ``fairness``) and the record is
+  refused, until the match is finished; the AI's secret never shows at all.
 
-At the end every viewer reads the SSE stream once: the same events as the long poll.
-Matches that end early (resigned, aborted, timed out by forfeit or by autoplay) are checked
-the same way, and the resign and abort answers too: the hands and stock left when a deal
-stops short stay hidden. Then: tokens of one match are refused on another, and the
-database holds tokens only as hashes (the stored answers of idempotent creates and joins
-are the documented exception).
-Then: tokens of one match are refused on another; after creates, joins and moves with an
-Idempotency-Key, no token and no key is in any stored byte (every cell of every table, on
-SQLite and Postgres, and the SQLite file itself) nor in any log line at DEBUG; another
-client replaying those requests gets no token without the very key.
+At the end every viewer reads the SSE stream once: the same events as the long poll, and
+the record reveals the seed that the commitment named. Matches that end early (resigned,
+aborted, timed out by forfeit or by autoplay) are checked the same way, and the resign and
+abort answers too: the hands and stock left when a deal stops short stay hidden.
+Then: tokens of one match are refused on another (join, which reads a token only as a
+claim, answers that the seat is not open), and a rematch's reserved seat goes to its old
+token alone. After creates, joins, moves, a rematch and a claim with an Idempotency-Key,
+no token and no key is in any stored byte (every cell of every table, on SQLite and
+Postgres, and the SQLite file itself) nor in any log line at DEBUG; another client
+replaying those requests gets no token without the very key.
 """
 
 from __future__ import annotations
@@ -70,7 +75,8 @@ class Variant:
     name: str
     seats: list[dict[str, str]]
     rules: dict[str, Any]
-    seed: int
+    seed: int  # the test's own randomness; the match's too unless ``secret``
+    secret: bool = False  # the server draws the match's seed: nobody may learn it
 
 
 VARIANTS = [
@@ -94,6 +100,15 @@ VARIANTS = [
         9,
     ),
     Variant("4p with the AI", [HUMAN, AI, HUMAN, AI], {"target": 1, "ace_sweeps": "sweep"}, 10),
+    Variant("2p secret seed", [HUMAN] * 2, {"target": 1}, 12, secret=True),
+    Variant(
+        "4p with the AI revealed, secret seed",
+        [HUMAN, AI, HUMAN, AI],
+        {"target": 1, "reveal_ai_hands": True},
+        13,
+        secret=True,
+    ),
+    Variant("2p against the AI revealed", [HUMAN, AI], {"target": 2, "reveal_ai_hands": True}, 14),
 ]
 
 
@@ -111,9 +126,20 @@ def _cards(value: Any) -> set[str]:
 def _seen_by(stored: Any, seat: int | None) -> dict[str, Any]:
     """API.md's projection of a stored event for a viewer: its own packet only."""
     event: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stored))
+    event.pop("deck", None)  # the record's alone
     if event["type"] in ("deal_started", "cards_dealt"):
         hands = event.pop("hands")
         event["hand"] = None if seat is None else hands[seat]
+        event["hands"] = None
+    return event
+
+
+def _with_every_hand(stored: Any) -> dict[str, Any]:
+    """The record's projection of a stored event: every seat's packet, as ``hands``."""
+    event: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stored))
+    event.pop("deck", None)
+    if event["type"] in ("deal_started", "cards_dealt"):
+        event["hand"] = None
     return event
 
 
@@ -140,15 +166,20 @@ class Table:
     match_id: str
     viewers: list[Viewer]
     record: ReliabilityRecord
+    secret: bool = False  # the server drew the seed
     moves: int = 0
     breaches: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)  # every Idempotency-Key it sent
+    # Every answer since the last check, searched for the secrets.
+    answers: list[str] = field(default_factory=list)
 
     async def get(self, path: str, token: str | None = None) -> Any:
         self.record.requests += 1
-        return await self.api.client.get(
+        answer = await self.api.client.get(
             f"/v1/matches/{self.match_id}{path}", headers=_bearer(token)
         )
+        self.answers.append(answer.text)
+        return answer
 
     def breach(self, viewer: Viewer, what: str) -> None:
         self.breaches.append(f"move {self.moves}, {viewer.name}: {what}")
@@ -164,12 +195,42 @@ class Table:
         stored = await self.api.store.events(self.match_id, 0, MAX_EVENTS * 10)
         hands = [{NAME[c] for c in hand} for hand in state.hands]
         stock = {NAME[c] for c in state.stock}
+        shown = _shown_seats(state)
         for viewer in self.viewers:
-            secret = stock.union(*(h for seat, h in enumerate(hands) if seat != viewer.seat))
+            secret = stock.union(
+                *(h for seat, h in enumerate(hands) if seat != viewer.seat and seat not in shown)
+            )
             await self._check_view(viewer, state, hands, secret)
             await self._check_events(viewer, stored, secret)
             await self._check_hint(viewer, state)
+        from_everyone = stock.union(*(h for seat, h in enumerate(hands) if seat not in shown))
+        await self._check_lobby_and_record(state, from_everyone)
+        self._check_secrets(state)
         return state
+
+    async def _check_lobby_and_record(self, state: Any, secret: set[str]) -> None:
+        self.record.requests += 1
+        lobby = await self.api.client.get("/v1/matches", params={"status": "active"})
+        self.answers.append(lobby.text)
+        entry = [m for m in lobby.json()["matches"] if m["id"] == self.match_id]
+        if len(entry) != (state.status == "active"):
+            self.breach(Viewer(None, None), f"the active lobby lists it {len(entry)} times")
+        if leaked := _cards(entry) & secret:
+            self.breach(Viewer(None, None), f"the lobby shows {sorted(leaked)}")
+        record = await self.get("/record")
+        if state.status != "finished" and record.status_code != 409:
+            self.breach(Viewer(None, None), f"the record answered {record.status_code} early")
+
+    def _check_secrets(self, state: Any) -> None:
+        """The seed, while it is secret, and the AI's secret, ever, in no answer."""
+        hidden = {"the AI's secret": str(state.ai_secret)}
+        if self.secret and state.status != "finished":
+            hidden["the seed"] = str(state.seed)
+        for answer in self.answers:
+            for what, digits in hidden.items():
+                if digits in answer:
+                    self.breach(Viewer(None, None), f"an answer shows {what}: {answer[:200]}")
+        self.answers.clear()
 
     async def _check_view(
         self, viewer: Viewer, state: Any, hands: list[set[str]], secret: set[str]
@@ -180,6 +241,16 @@ class Table:
         if view["version"] != state.version:
             self.breach(viewer, f"view at version {view['version']}, stored {state.version}")
         self.check_answer(viewer, view, state, hands, secret)
+
+        for seat in view["seats"]:
+            expected = _shown_hand(state, seat["seat"])
+            if seat["hand"] != expected:
+                self.breach(viewer, f"seat {seat['seat']} shows {seat['hand']}, not {expected}")
+        if state.seeded:
+            if view["fairness"] is not None:
+                self.breach(viewer, f"a seeded match with fairness {view['fairness']}")
+        elif view["fairness"]["seed"] != (state.seed if state.status == "finished" else None):
+            self.breach(viewer, f"fairness {view['fairness']} at status {state.status}")
 
     def check_answer(
         self,
@@ -258,9 +329,45 @@ class Table:
             if streamed != viewer.events:
                 self.breach(viewer, "the stream differs from the long poll")
 
+    async def check_record(self) -> None:
+        """The finished match's record: its seed the one committed to, its events the log
+        with every hand."""
+        state = await self.truth()
+        answer = await self.get("/record")
+        record = answer.json()
+        if answer.status_code != 200:
+            self.breach(Viewer(None, None), f"the record answered {answer.status_code}")
+            return
+        committed = record["match"]["fairness"]
+        if self.secret:
+            digest = hashlib.sha256(str(record["seed"]).encode()).hexdigest()
+            if record["seed"] != state.seed or committed["commitment"] != digest:
+                self.breach(Viewer(None, None), f"the record's seed {record['seed']}")
+        elif record["seed"] is not None or committed is not None:
+            self.breach(Viewer(None, None), "a seeded match's record shows a seed")
+        stored = await self.api.store.events(self.match_id, 0, MAX_EVENTS * 10)
+        every = [_with_every_hand(e) for e in stored]
+        if record["events"] != every:
+            self.breach(Viewer(None, None), "the record's events are not the log")
+
+
+def _shown_seats(state: Any) -> set[int]:
+    """The seats whose cards every view shows: the AI's, under reveal_ai_hands."""
+    if not state.rules.reveal_ai_hands:
+        return set()
+    return {i for i, seat in enumerate(state.seats) if seat.kind == "ai"}
+
+
+def _shown_hand(state: Any, seat: int) -> list[str] | None:
+    if seat not in _shown_seats(state) or state.status == "waiting":
+        return None
+    return [] if state.status == "finished" else [NAME[c] for c in state.hands[seat]]
+
 
 async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -> Table:
-    body = {"seats": variant.seats, "rules": variant.rules, "seed": variant.seed}
+    body: dict[str, Any] = {"seats": variant.seats, "rules": variant.rules}
+    if not variant.secret:
+        body["seed"] = variant.seed
     key = f"secrecy-create-{variant.seed:04d}"
     created = await api.client.post("/v1/matches", json=body, headers={"Idempotency-Key": key})
     record.requests += 1
@@ -270,7 +377,9 @@ async def _create(api: InProcess, variant: Variant, record: ReliabilityRecord) -
     assert answer["match"]["hand"] is None
     assert answer["match"]["you"] is None
     viewers = [Viewer(None, None)] + [Viewer(t["seat"], t["token"]) for t in answer["tokens"]]
-    return Table(api, answer["match"]["id"], viewers, record, keys=[key])
+    table = Table(api, answer["match"]["id"], viewers, record, variant.secret, keys=[key])
+    table.answers.append(created.text)
+    return table
 
 
 async def play(table: Table, rng: random.Random, moves: int | None = None) -> None:
@@ -306,6 +415,7 @@ async def play(table: Table, rng: random.Random, moves: int | None = None) -> No
             headers=headers,
         )
         table.record.requests += 1
+        table.answers.append(answer.text)
         assert answer.status_code == 200, answer.text
         table.moves += 1
 
@@ -319,6 +429,7 @@ async def test_no_viewer_learns_a_hidden_card(
         table = await _create(api, variant, reliability_log)
         await play(table, random.Random(variant.seed))
         await table.check_streams()
+        await table.check_record()
         finished = (await table.truth()).status == "finished"
     reliability_log.cases = 1
     reliability_log.failures = len(table.breaches)
@@ -404,7 +515,11 @@ ROUTES = [
     ("POST", "/resign"),
     ("POST", "/abort"),
     ("POST", "/seats/1/join"),
+    ("GET", "/record"),
+    ("POST", "/rematch"),
 ]
+# Join reads a token only as a claim on a reserved seat: a foreign one finds the seat taken.
+REFUSED_AS = {"/seats/1/join": (409, "seat-not-open")}
 
 
 async def test_a_token_works_on_its_own_match_only(
@@ -439,11 +554,56 @@ async def test_a_token_works_on_its_own_match_only(
                         )
                         reliability_log.requests += 1
                         reliability_log.cases += 1
-                        if answer.status_code != 401 or "invalid-token" not in answer.text:
-                            status = answer.status_code
-                            wrong.append(
-                                f"{method} {path} by {where}: {status} {answer.text[:200]}"
-                            )
+                        status, problem = REFUSED_AS.get(path, (401, "invalid-token"))
+                        if answer.status_code != status or problem not in answer.text:
+                            got = answer.status_code
+                            wrong.append(f"{method} {path} by {where}: {got} {answer.text[:200]}")
+    reliability_log.failures = len(wrong)
+    assert not wrong, "\n".join(wrong)
+
+
+async def test_a_reserved_seat_goes_to_its_old_token_alone(
+    sqlite_url: str, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = "secrecy (reserved seats)"
+    async with serve(sqlite_url, stream_seconds=0.2) as api:
+        tables = []
+        for seed in (21, 22):
+            table = await _create(
+                api, Variant("2p", [HUMAN] * 2, {"target": 1}, seed), reliability_log
+            )
+            await play(table, random.Random(seed))
+            tables.append(table)
+        mine, theirs = ({v.seat: v.token for v in t.viewers if v.token} for t in tables)
+        made = await api.client.post(
+            f"/v1/matches/{tables[0].match_id}/rematch", headers=_bearer(mine[0])
+        )
+        assert made.status_code == 201, made.text
+        new_id = made.json()["match"]["id"]
+        new_view = made.json()["match"]
+        wrong = []
+        if new_view["fairness"]["seed"] is not None or _cards(new_view):
+            wrong.append(f"the waiting rematch shows {new_view}")
+        url = f"/v1/matches/{new_id}/seats/1/join"
+        strangers = [None, "forged", theirs[0], theirs[1], mine[0], made.json()["token"]]
+        for token in strangers:
+            answer = await api.client.post(url, headers=_bearer(token))
+            reliability_log.requests += 1
+            reliability_log.cases += 1
+            if answer.status_code != 409 or "seat-not-open" not in answer.text:
+                wrong.append(f"join by {token and token[:6]}: {answer.status_code} {answer.text}")
+        for token in theirs.values():
+            answer = await api.client.post(
+                f"/v1/matches/{tables[0].match_id}/rematch", headers=_bearer(token)
+            )
+            if answer.status_code != 401:
+                wrong.append(f"rematch by another match's token: {answer.status_code}")
+        record = (await api.client.get(f"/v1/matches/{new_id}/record")).status_code
+        if record != 409:
+            wrong.append(f"the waiting rematch's record answered {record}")
+        claimed = await api.client.post(url, headers=_bearer(mine[1]))
+        if claimed.status_code != 200:
+            wrong.append(f"the old token's claim: {claimed.status_code} {claimed.text}")
     reliability_log.failures = len(wrong)
     assert not wrong, "\n".join(wrong)
 
@@ -483,10 +643,10 @@ def _shown(text: str | bytes, hidden: dict[str, str]) -> list[str]:
 async def test_no_token_nor_key_is_stored_or_logged(
     database_url: str, caplog: pytest.LogCaptureFixture, reliability_log: ReliabilityRecord
 ) -> None:
-    """After creates, joins and moves, each with an Idempotency-Key, and a replay of each:
-    no token and no key is in any cell of any table (nor, on SQLite, anywhere in the
-    file), and none is in any log record of the process at DEBUG, SQLAlchemy's statements
-    and the driver's included."""
+    """After creates, joins, moves, a rematch and a claim, each with an Idempotency-Key,
+    and a replay of a join: no token and no key is in any cell of any table (nor, on
+    SQLite, anywhere in the file), and none is in any log record of the process at DEBUG,
+    SQLAlchemy's statements and the driver's included."""
     reliability_log.check = "secrecy (tokens and keys at rest and in logs)"
     caplog.set_level(logging.DEBUG)
     caplog.set_level(logging.DEBUG, logger="sqlalchemy.engine")  # what echo=True shows
@@ -503,10 +663,23 @@ async def test_no_token_nor_key_is_stored_or_logged(
         table.viewers.append(Viewer(1, joined.json()["token"]))
         await play(table, random.Random(11))
         assert not table.breaches, "\n".join(table.breaches[:20])
-    tokens = [v.token for v in table.viewers if v.token]
+        old = {v.seat: v.token for v in table.viewers if v.token}
+        made = await api.client.post(
+            f"/v1/matches/{table.match_id}/rematch",
+            headers={**_bearer(old[1]), "Idempotency-Key": str(uuid.uuid4())},
+        )
+        assert made.status_code == 201, made.text
+        claim_key = str(uuid.uuid4())
+        claimed = await api.client.post(
+            f"/v1/matches/{made.json()['match']['id']}/seats/0/join",
+            headers={**_bearer(old[0]), "Idempotency-Key": claim_key},
+        )
+        assert claimed.status_code == 200, claimed.text
+        table.keys += [made.request.headers["Idempotency-Key"], claim_key]
+    tokens = [*old.values(), made.json()["token"], claimed.json()["token"]]
     hidden = {f"token {i}": token for i, token in enumerate(tokens)}
     hidden |= {f"key {key!r}": key for key in table.keys}
-    assert len(table.keys) > 3  # the create's, the join's and some moves'
+    assert len(table.keys) > 5  # the create's, the join's, some moves', the rematch's, a claim's
 
     cells = await _stored_cells(database_url)
     hashes = sorted(value for name, value in cells if name == "seats.token_hash")

@@ -38,6 +38,7 @@ TABLES = {
     "seats",
     "events",
     "idempotency",
+    "reviews",
     "limit_counts",
     "stream_leases",
     "alembic_version",

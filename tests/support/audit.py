@@ -3,9 +3,9 @@
 ``audit`` reads the store directly (``SqlMatchStore``), not through the API: a server
 that loses or invents moves could also answer reads wrongly. For each match the event log
 must be gapless from seq 1, ``domain.match.replay(initial, events)`` must give the stored
-state, and redoing its changes one by one must give back exactly the events that were
-stored. Every move a client saw acknowledged (an ``Ack``) must be the move the log
-holds at that version.
+state, and replaying the changes one by one (joins and claims, plays, rematch offers) must
+give back exactly the events that were stored. Every move a client saw acknowledged (an
+``Ack``) must be the move the log holds at that version.
 """
 
 from __future__ import annotations

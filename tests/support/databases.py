@@ -23,10 +23,12 @@ import asyncpg
 import pytest
 
 from infra.migrate import migrate
+from infra.tables import Base
 
 PG_HOST = os.environ.get("SCOPA_TEST_PG_HOST", "127.0.0.1:5432")
 PG_ADMIN_DSN = f"postgresql://postgres@{PG_HOST}/postgres"
-TABLES = ("events", "seats", "idempotency", "matches", "limit_counts", "stream_leases")
+# Every table of the schema, those that refer to others first.
+TABLES = tuple(t.name for t in reversed(Base.metadata.sorted_tables))
 
 T = TypeVar("T")
 

@@ -10,8 +10,12 @@ from __future__ import annotations
 import pytest
 
 from domain.cards import DECK, names
+from domain.events import DealStarted, Redeal
+from domain.match import Seat, new_match
 from domain.rng import SplitMix64
+from domain.rules import make_rules
 from tests.unit import reference
+from tests.unit.build import play_through
 
 GAMMA = 0x9E3779B97F4A7C15
 
@@ -75,3 +79,46 @@ def test_a_rejected_draw_is_drawn_again_inside_shuffle() -> None:
     assert draws.state == (seed + 3 * GAMMA) & ((1 << 64) - 1)  # 2 swaps, 1 rejected draw
     rng = SplitMix64(seed)
     assert rng.below(3) == (SplitMix64(seed + GAMMA).next64() * 3) >> 64
+
+
+def documented_draws(
+    seed: int, players: int, first_dealer: int | None, dealt: list[tuple[str, int]]
+) -> tuple[int, list[list[str]]]:
+    """API.md's order of draws, by the plain generator: the first dealer unless named,
+    then per entry of ``dealt`` ("deal", n) a fresh shuffle of the unshuffled order, or
+    ("explicit", n) nothing, or ("redeal", n) the voided deck shuffled again."""
+    rng = reference.SplitMix64(seed)
+    dealer = rng.below(players) if first_dealer is None else first_dealer
+    decks: list[list[str]] = []
+    for kind, _ in dealt:
+        if kind == "explicit":
+            continue
+        deck = list(reference.ALL_CARDS) if kind == "deal" else decks[-1][:]
+        rng.shuffle(deck)
+        decks.append(deck)
+    return dealer, decks
+
+
+@pytest.mark.parametrize(("seed", "first_dealer"), [(44, None), (44, 1), (7, None), (2**63 - 1, 0)])
+def test_a_match_draws_in_the_documented_order(seed: int, first_dealer: int | None) -> None:
+    state, events = new_match(make_rules(target=3), [Seat("human")] * 2, seed, (), first_dealer)
+    _, more = play_through(state)
+    dealt = [e for e in events + more if isinstance(e, Redeal | DealStarted)]
+    kinds = []
+    for before, event in zip([None, *dealt], dealt, strict=False):
+        kinds.append(("redeal" if isinstance(before, Redeal) else "deal", event.deal))
+    dealer, decks = documented_draws(seed, 2, first_dealer, kinds)
+    assert [list(e.deck) for e in dealt] == decks
+    assert next(e for e in dealt if isinstance(e, DealStarted)).dealer == dealer
+    if (seed, first_dealer) == (44, None):
+        assert isinstance(dealt[0], Redeal)  # the case that reshuffles a voided deck
+
+
+def test_explicit_decks_draw_nothing() -> None:
+    given = list(range(40))
+    state, events = new_match(make_rules(target=21), [Seat("human")] * 2, 5, [given], 0)
+    _, more = play_through(state, until_deal=2)
+    first, second = [e for e in events + more if isinstance(e, DealStarted)][:2]
+    assert list(first.deck) == names(given)
+    # Deal 2 is the first one shuffled: the generator's first draw, the dealer being named.
+    assert [list(second.deck)] == documented_draws(5, 2, 0, [("deal", 2)])[1]

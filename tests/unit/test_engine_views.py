@@ -12,6 +12,7 @@ from domain.events import (
     DealStarted,
     DealStartedView,
     Redeal,
+    RedealView,
     SeatJoined,
     for_viewer,
 )
@@ -118,11 +119,24 @@ def test_events_as_each_viewer_sees_them() -> None:
     )
     assert for_viewer(started, 1).hand == ("2D", "3C", "4C")  # type: ignore[union-attr]
     assert for_viewer(started, None).hand is None  # type: ignore[union-attr]
+    # The stored event keeps the deck it was dealt from; no view of it shows the deck.
+    assert started.deck == tuple(names(state.decks[0]))
+    assert "deck" not in msgspec.json.decode(msgspec.json.encode(for_viewer(started, 0)))
     dealt = CardsDealt(seq=9, hands=(("AC", "AD", "AH"), ("AS", "2S", "3S")), deck_count=24)
     assert for_viewer(dealt, 1) == CardsDealtView(seq=9, hand=("AS", "2S", "3S"), deck_count=24)
     assert for_viewer(dealt, None) == CardsDealtView(seq=9, hand=None, deck_count=24)
+    # The record shows every seat's packet, and nobody's as its own.
+    assert for_viewer(dealt, None, every_hand=True) == CardsDealtView(
+        seq=9, hand=None, deck_count=24, hands=dealt.hands
+    )
+    assert for_viewer(started, None, every_hand=True).hands == started.hands  # type: ignore[union-attr]
+    redeal = Redeal(seq=1, deal=1, table=("KC", "KD", "KH", "2C"), deck=tuple(names(range(40))))
+    assert (
+        for_viewer(redeal, 0)
+        == for_viewer(redeal, None, every_hand=True)
+        == RedealView(seq=1, deal=1, table=("KC", "KD", "KH", "2C"))
+    )
     public = [
-        Redeal(seq=1, deal=1, table=("KC", "KD", "KH", "2C")),
         CardPlayed(seq=2, seat=0, card="5C", capture=("2C", "3D"), sweep=False),
         SeatJoined(seq=3, seat=1),
     ]

@@ -36,15 +36,16 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql import Executable
 
 from infra.db import DatabaseUnavailable, is_sqlite, write_transaction
-from infra.repositories import _reaching_database
+from infra.repositories import _reaching_database, pg_statement
 from infra.tables import LimitCountRow, StreamLeaseRow
 from service.limits import Window
 
+Key = tuple[str, str, int]  # a window: (name, client, period)
 COUNTS: Table = LimitCountRow.__table__  # type: ignore[assignment]
 LEASES: Table = StreamLeaseRow.__table__  # type: ignore[assignment]
 
@@ -55,6 +56,36 @@ ENDED_WINDOW_KEPT = 60.0
 
 log = logging.getLogger(__name__)
 
+# On Postgres the statements of a limited request go to asyncpg itself, one round trip
+# each, as the move path does (infra.repositories): SQLAlchemy's per-call work and an
+# autocommit connection's set-up cost several times the statement. The windows come as
+# arrays, the same statements as the SQLAlchemy ones below, which SQLite runs.
+_PG_WINDOWS = """unnest($1::varchar[], $2::varchar[], $3::integer[], $4::integer[],
+    $5::double precision[]) AS w (name, client, period, cap, ends_at)"""
+_PG_TAKE = f"""
+INSERT INTO limit_counts AS c (name, client, period, used, cap, ends_at)
+SELECT w.name, w.client, w.period, 1, w.cap, w.ends_at FROM {_PG_WINDOWS}
+ON CONFLICT (name, client, period) DO UPDATE SET used = c.used + 1
+WHERE c.used < excluded.cap
+RETURNING c.name, c.client, c.period, c.used"""
+_PG_LOOK = f"""
+SELECT c.name, c.client, c.period, c.used FROM limit_counts AS c JOIN {_PG_WINDOWS}
+ON (c.name, c.client, c.period) = (w.name, w.client, w.period)"""
+_PG_GIVE_BACK = f"""
+UPDATE limit_counts AS c SET used = c.used - 1 FROM {_PG_WINDOWS}
+WHERE (c.name, c.client, c.period) = (w.name, w.client, w.period)"""
+# $6: the client's cap, $7: the match's (0: none), $8: now.
+_PG_HOLD = """
+INSERT INTO stream_leases (id, process, client, match_id, expires_at)
+SELECT $1::varchar, $2::varchar, $3::varchar, $4::varchar, $5::double precision
+WHERE ($6 = 0 OR (SELECT count(*) FROM stream_leases
+                  WHERE client = $3 AND expires_at > $8) < $6)
+  AND ($7 = 0 OR (SELECT count(*) FROM stream_leases
+                  WHERE match_id = $4 AND expires_at > $8) < $7)
+RETURNING id"""
+_PG_RELEASE = "DELETE FROM stream_leases WHERE id = ANY($1::varchar[])"
+_LEASE_TYPES = (String, String, String, String, Double)
+
 
 class SqlLimits:
     """``service.limits.Counts`` and ``Slots`` on the database."""
@@ -63,7 +94,7 @@ class SqlLimits:
         self._engine = engine
         self._clock = clock
         self.process = uuid.uuid4().hex  # this process's leases
-        self._insert = sqlite.insert if is_sqlite(engine) else postgresql.insert
+        self._postgres = not is_sqlite(engine)
         self._unreleased: set[str] = set()
 
     async def _run(self, statement: Executable) -> list[tuple[Any, ...]]:
@@ -83,14 +114,42 @@ class SqlLimits:
         keys = [(w.name, w.client, w.period) for w in windows]
         caps = [w.cap for w in windows]
         if not take:
-            query = select(COUNTS.c.name, COUNTS.c.client, COUNTS.c.period, COUNTS.c.used).where(
-                _keyed(keys)
-            )
-            async with self._engine.connect() as conn:
-                found = {tuple(r[:3]): r[3] for r in await conn.execute(query)}
+            found = await self._counted(windows)
             used = [found.get(key, 0) for key in keys]
             return all(n < cap for n, cap in zip(used, caps, strict=True)), used
-        upsert = self._insert(COUNTS).values(
+        taken = await self._take(windows)
+        if len(taken) == len(keys):
+            return True, [taken[key] for key in keys]
+        if taken:
+            await self._give_back([w for w in windows if (w.name, w.client, w.period) in taken])
+        return False, [
+            taken[key] - 1 if key in taken else cap for key, cap in zip(keys, caps, strict=True)
+        ]
+
+    async def _pg(self, query: str, windows: Sequence[Window], *, read: bool) -> dict[Key, int]:
+        arrays = (
+            [w.name for w in windows],
+            [w.client for w in windows],
+            [w.period for w in windows],
+            [w.cap for w in windows],
+            [w.ends_at for w in windows],
+        )
+        rows = await pg_statement(self._engine, "fetch", query, *arrays, read=read)
+        return {(r[0], r[1], r[2]): int(r[3]) for r in rows}
+
+    async def _counted(self, windows: Sequence[Window]) -> dict[Key, int]:
+        if self._postgres:
+            return await self._pg(_PG_LOOK, windows, read=True)
+        query = select(COUNTS.c.name, COUNTS.c.client, COUNTS.c.period, COUNTS.c.used)
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(query.where(_keyed(windows)))
+            return {(r[0], r[1], r[2]): int(r[3]) for r in rows}
+
+    async def _take(self, windows: Sequence[Window]) -> dict[Key, int]:
+        """One more in each window under its cap; the counts of those it counted in."""
+        if self._postgres:
+            return await self._pg(_PG_TAKE, windows, read=False)
+        upsert = sqlite.insert(COUNTS).values(
             [
                 {
                     "name": w.name,
@@ -108,16 +167,13 @@ class SqlLimits:
             set_={"used": COUNTS.c.used + 1},
             where=COUNTS.c.used < upsert.excluded.cap,
         ).returning(COUNTS.c.name, COUNTS.c.client, COUNTS.c.period, COUNTS.c.used)
-        taken = {tuple(r[:3]): int(r[3]) for r in await self._run(upsert)}
-        if len(taken) == len(keys):
-            return True, [taken[key] for key in keys]
-        if taken:
-            await self._run(
-                update(COUNTS).where(_keyed(list(taken))).values(used=COUNTS.c.used - 1)
-            )
-        return False, [
-            taken[key] - 1 if key in taken else cap for key, cap in zip(keys, caps, strict=True)
-        ]
+        return {(r[0], r[1], r[2]): int(r[3]) for r in await self._run(upsert)}
+
+    async def _give_back(self, windows: Sequence[Window]) -> None:
+        if self._postgres:
+            await self._pg(_PG_GIVE_BACK, windows, read=False)
+        else:
+            await self._run(update(COUNTS).where(_keyed(windows)).values(used=COUNTS.c.used - 1))
 
     @_reaching_database
     async def hold(
@@ -127,20 +183,24 @@ class SqlLimits:
         both are under their caps (0: no cap); its id, or None when refused."""
         now = self._clock()
         lease = uuid.uuid4().hex
+        row = (lease, self.process, client, match_id, now + LEASE_SECONDS)
+        per_match = per_match if match_id is not None else 0
+        if self._postgres:
+            query = _PG_HOLD
+            held = await pg_statement(
+                self._engine, "fetch", query, *row, per_client, per_match, now, read=False
+            )
+            return lease if held else None
         live = LEASES.c.expires_at > now
         under = []
         if per_client:
-            held = select(func.count()).where(LEASES.c.client == client, live)
-            under.append(held.scalar_subquery() < per_client)
-        if per_match and match_id is not None:
-            held = select(func.count()).where(LEASES.c.match_id == match_id, live)
-            under.append(held.scalar_subquery() < per_match)
+            counted = select(func.count()).where(LEASES.c.client == client, live)
+            under.append(counted.scalar_subquery() < per_client)
+        if per_match:
+            counted = select(func.count()).where(LEASES.c.match_id == match_id, live)
+            under.append(counted.scalar_subquery() < per_match)
         values = select(
-            literal(lease, String),
-            literal(self.process, String),
-            literal(client, String),
-            literal(match_id, String),
-            literal(now + LEASE_SECONDS, Double),
+            *(literal(value, kind) for value, kind in zip(row, _LEASE_TYPES, strict=True))
         ).where(*under)
         statement = (
             insert(LEASES)
@@ -158,7 +218,10 @@ class SqlLimits:
 
     @_reaching_database
     async def _delete(self, *leases: str) -> None:
-        await self._run(delete(LEASES).where(LEASES.c.id.in_(leases)))
+        if self._postgres:
+            await pg_statement(self._engine, "execute", _PG_RELEASE, list(leases), read=False)
+        else:
+            await self._run(delete(LEASES).where(LEASES.c.id.in_(leases)))
 
     @_reaching_database
     async def renew(self) -> None:
@@ -166,7 +229,7 @@ class SqlLimits:
         now = self._clock()
         if self._unreleased:
             unreleased = tuple(self._unreleased)
-            await self._run(delete(LEASES).where(LEASES.c.id.in_(unreleased)))
+            await self._delete(*unreleased)
             self._unreleased.difference_update(unreleased)
         await self._run(
             update(LEASES)
@@ -186,10 +249,10 @@ class SqlLimits:
                 log.warning("stream leases not renewed: the database does not answer")
 
 
-def _keyed(keys: Sequence[tuple[object, ...]]) -> object:
+def _keyed(windows: Sequence[Window]) -> Any:
     return or_(
         *(
-            and_(COUNTS.c.name == name, COUNTS.c.client == client, COUNTS.c.period == period)
-            for name, client, period in keys
+            and_(COUNTS.c.name == w.name, COUNTS.c.client == w.client, COUNTS.c.period == w.period)
+            for w in windows
         )
     )

@@ -157,6 +157,31 @@ def _reaching_database(
     return guarded
 
 
+async def pg_statement(
+    engine: AsyncEngine, fetch: str, query: str, *args: object, read: bool
+) -> Any:
+    """One statement through asyncpg on a pooled connection (``fetch`` names the
+    method). A connection the server ended while it sat in the pool can fail before
+    sending anything, if the loop had not yet read the goodbye: then, and for a read
+    on any dropped connection, the statement goes once more on a fresh one. A write
+    that may have reached the server is not sent twice: its outcome is unknown, and
+    the caller hears so (a 503)."""
+    for last in (False, True):
+        # The pooled connection itself, not an engine Connection around it, which
+        # takes a third greenlet switch (to reach the driver) and an object with its
+        # events per statement.
+        pooled = await engine.raw_connection()
+        try:
+            return await getattr(pooled.driver_connection, fetch)(query, *args)
+        except (*_UNSENT, *_DROPPED) as error:
+            await greenlet_spawn(pooled.invalidate)
+            if last or not (isinstance(error, _UNSENT) or read):
+                raise
+        finally:
+            await greenlet_spawn(pooled.close)
+    raise AssertionError("unreachable")
+
+
 def _abandon(call: asyncio.Future[Any]) -> None:
     call.cancel()
     # Whatever it ends with is nobody's to handle now: mark it seen.
@@ -299,26 +324,7 @@ class SqlMatchStore:
         return None if row is None else (_record(match_id, row), row[3])
 
     async def _pg(self, fetch: str, query: str, *args: object, read: bool) -> Any:
-        """One statement through asyncpg on a pooled connection (``fetch`` names the
-        method). A connection the server ended while it sat in the pool can fail before
-        sending anything, if the loop had not yet read the goodbye: then, and for a read
-        on any dropped connection, the statement goes once more on a fresh one. A write
-        that may have reached the server is not sent twice: its outcome is unknown, and
-        the caller hears so (a 503)."""
-        for last in (False, True):
-            # The pooled connection itself, not an engine Connection around it, which
-            # takes a third greenlet switch (to reach the driver) and an object with its
-            # events per statement.
-            pooled = await self._engine.raw_connection()
-            try:
-                return await getattr(pooled.driver_connection, fetch)(query, *args)
-            except (*_UNSENT, *_DROPPED) as error:
-                await greenlet_spawn(pooled.invalidate)
-                if last or not (isinstance(error, _UNSENT) or read):
-                    raise
-            finally:
-                await greenlet_spawn(pooled.close)
-        raise AssertionError("unreachable")
+        return await pg_statement(self._engine, fetch, query, *args, read=read)
 
     @_reaching_database
     async def save(

@@ -94,7 +94,8 @@ class ReviewRow(Base):
 
 class LimitCountRow(Base):
     """Requests counted under a rate limit, per client and fixed window (api.ratelimit),
-    shared by every process. Rows of windows that have ended are purged."""
+    shared by every process. Rows of windows that have ended are purged. Unlogged on
+    Postgres, as stream_leases (migration 0006)."""
 
     __tablename__ = "limit_counts"
 

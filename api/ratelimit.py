@@ -145,7 +145,7 @@ class RateLimits:
             scope["route_handler"].opt.get("limits") if scope["type"] == ScopeType.HTTP else None
         )
         limits = [self.limiters[name] for name in names or () if self.limiters[name].on]
-        counted = self._clients(scope, limits) if limits and self.counts is not None else []
+        counted = self._clients(scope, limits) if limits else []
         if not counted or self.counts is None:
             await self.app(scope, receive, send)
             return
@@ -156,7 +156,7 @@ class RateLimits:
             for (limit, _), (_, reset), n in zip(counted, windows, used, strict=True)
         ]
         if not allowed:
-            spent = [(limit, s) for limit, s in standings if not s.remaining]
+            spent = [(limit, s) for limit, s in standings if not s.remaining] or standings
             wait = max(standing.reset for _, standing in spent)
             raise rate_limited([limit.name for limit, _ in spent], wait, headers(standings))
         sent = [(k.lower().encode(), v.encode()) for k, v in headers(standings).items()]

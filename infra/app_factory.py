@@ -89,6 +89,8 @@ def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> 
         await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
         if isinstance(bus, PostgresEventBus):
             await bus.stop()
+        await store.settle()
+        await limits.settle()
         await engine.dispose()
 
     return create_app(

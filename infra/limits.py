@@ -41,7 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql import Executable
 
 from infra.db import DatabaseUnavailable, is_sqlite, write_transaction
-from infra.repositories import _reaching_database, pg_statement
+from infra.repositories import Abandoning, _reaching_database, pg_statement
 from infra.tables import LimitCountRow, StreamLeaseRow
 from service.limits import Window
 
@@ -87,10 +87,11 @@ _PG_RELEASE = "DELETE FROM stream_leases WHERE id = ANY($1::varchar[])"
 _LEASE_TYPES = (String, String, String, String, Double)
 
 
-class SqlLimits:
+class SqlLimits(Abandoning):
     """``service.limits.Counts`` and ``Slots`` on the database."""
 
     def __init__(self, engine: AsyncEngine, *, clock: Callable[[], float] = time.time) -> None:
+        super().__init__()
         self._engine = engine
         self._clock = clock
         self.process = uuid.uuid4().hex  # this process's leases

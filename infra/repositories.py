@@ -125,7 +125,7 @@ _DROPPED: tuple[type[Exception], ...] = (
 
 P = ParamSpec("P")
 R = TypeVar("R")
-S = TypeVar("S")
+S = TypeVar("S", bound="Abandoning")
 
 
 def _reaching_database(
@@ -142,10 +142,10 @@ def _reaching_database(
         try:
             done, _ = await asyncio.wait((call,), timeout=OPERATION_SECONDS)
         except BaseException:
-            _abandon(call)
+            store.abandon(call)
             raise
         if not done:
-            _abandon(call)
+            store.abandon(call)
             raise DatabaseUnavailable(f"no answer in {OPERATION_SECONDS:.0f} s")
         try:
             return call.result()
@@ -182,12 +182,6 @@ async def pg_statement(
     raise AssertionError("unreachable")
 
 
-def _abandon(call: asyncio.Future[Any]) -> None:
-    call.cancel()
-    # Whatever it ends with is nobody's to handle now: mark it seen.
-    call.add_done_callback(lambda done: done.cancelled() or done.exception())
-
-
 def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[str, Any]:
     return {
         "version": state.version,
@@ -202,7 +196,28 @@ def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[
     }
 
 
-class SqlMatchStore:
+class Abandoning:
+    """A store whose calls ``_reaching_database`` may give up on."""
+
+    def __init__(self) -> None:
+        self._abandoned: set[asyncio.Future[Any]] = set()
+
+    def abandon(self, call: asyncio.Future[Any]) -> None:
+        """Cancel a call nobody waits for any more; it lets go of its connection aside."""
+        call.cancel()
+        # Whatever it ends with is nobody's to handle now: mark it seen.
+        call.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._abandoned.add(call)
+        call.add_done_callback(self._abandoned.discard)
+
+    async def settle(self) -> None:
+        """Wait (a bounded time) for the abandoned calls to let go of their connections:
+        an engine disposed under one leaves it waiting on a driver that is gone."""
+        if self._abandoned:
+            await asyncio.wait(self._abandoned, timeout=OPERATION_SECONDS)
+
+
+class SqlMatchStore(Abandoning):
     """The match store; ``clock`` (unix seconds) is injectable for the claim timeout.
 
     ``notify`` (Postgres only) names a channel: each save sends ``"<match id>:<seq>"`` on
@@ -217,6 +232,7 @@ class SqlMatchStore:
         claim_ttl: float = CLAIM_TTL,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        super().__init__()
         self._engine = engine
         self._postgres = engine.dialect.name == "postgresql"
         if notify is not None and not self._postgres:

@@ -16,8 +16,9 @@ OPEN_2 = {"seats": [{"kind": "human"}, {"kind": "open"}]}
 EVENTS = "/v1/matches/{id}/events"
 STREAM = "/v1/matches/{id}/events/stream"
 LOBBY = "/v1/matches"
+REVIEW = "/v1/matches/{id}/review"
 # Every integer query parameter of every route, as the API document names them.
-INTEGER_PARAMETERS = [(EVENTS, "after"), (STREAM, "after"), (LOBBY, "limit")]
+INTEGER_PARAMETERS = [(EVENTS, "after"), (STREAM, "after"), (LOBBY, "limit"), (REVIEW, "seat")]
 MALFORMED = [
     "1e3",
     "1.0",

@@ -83,5 +83,7 @@ async def serve(
             yield InProcess(client, store, engine, service, app)
     finally:
         await runner.stop()
+        if isinstance(store, SqlMatchStore):
+            await store.settle()
         if engine is not None:
             await engine.dispose()

@@ -6,6 +6,7 @@ reads the environment, so the API depends on the domain alone.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -18,6 +19,7 @@ from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from api import __version__
+from api.clients import Clients
 from api.controllers.events import EventController
 from api.controllers.health import HealthController
 from api.controllers.hints import HintController
@@ -37,7 +39,17 @@ from api.errors import NOT_FOUND, ProblemHandler, problem_response
 from api.metrics import count_active, metrics_controller
 from api.middleware import RouteMetrics, observe
 from api.openapi import complete
-from api.ratelimit import CREATE, RateLimiter, RateLimits
+from api.quotas import CreationQuotas, StreamLimits
+from api.ratelimit import (
+    CREATE,
+    HINTS,
+    HINTS_PER_ADDRESS,
+    JOINS,
+    REVIEWS,
+    RateLimiter,
+    RateLimits,
+)
+from service.limits import Counts, Slots
 from service.matches import MatchService
 
 # Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.
@@ -62,6 +74,33 @@ class AppSettings(Protocol):
 
     @property
     def rate_limit(self) -> int: ...
+
+    @property
+    def joins_per_minute(self) -> int: ...
+
+    @property
+    def hints_per_minute(self) -> int: ...
+
+    @property
+    def hints_per_address_per_minute(self) -> int: ...
+
+    @property
+    def reviews_per_minute(self) -> int: ...
+
+    @property
+    def waiting_per_address(self) -> int: ...
+
+    @property
+    def ai_only_per_address(self) -> int: ...
+
+    @property
+    def streams_per_address(self) -> int: ...
+
+    @property
+    def streams_per_match(self) -> int: ...
+
+    @property
+    def trusted_proxies(self) -> tuple[str, ...]: ...
 
     @property
     def cors_origins(self) -> tuple[str, ...]: ...
@@ -155,9 +194,27 @@ def create_app(
     unavailable: tuple[type[BaseException], ...] = (),
     on_startup: Sequence[LifespanHook] = (),
     on_shutdown: Sequence[LifespanHook] = (),
+    counts: Counts | None = None,
+    slots: Slots | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Litestar:
-    """The app over ``service``; ``unavailable`` are the errors meaning the database is down."""
-    limiters = {CREATE: RateLimiter(CREATE, settings.rate_limit)}
+    """The app over ``service``; ``unavailable`` are the errors meaning the database is down.
+
+    ``counts`` and ``slots`` keep the limits' counts where every process sees them; without
+    them (an app over test doubles) no limit counts."""
+    clients = Clients(settings.trusted_proxies)
+    limiters = {
+        name: RateLimiter(name, figure, per=per, clock=clock)
+        for name, figure, per in (
+            (CREATE, settings.rate_limit, "address"),
+            (JOINS, settings.joins_per_minute, "address"),
+            (HINTS, settings.hints_per_minute, "token"),
+            (HINTS_PER_ADDRESS, settings.hints_per_address_per_minute, "address"),
+            (REVIEWS, settings.reviews_per_minute, "address"),
+        )
+    }
+    streams = StreamLimits(slots, clients, settings.streams_per_address, settings.streams_per_match)
+    creators = CreationQuotas(clients, settings.waiting_per_address, settings.ai_only_per_address)
 
     async def count_before_scrape(_: Request[Any, Any, Any]) -> None:
         await count_active(service, unavailable)
@@ -191,14 +248,19 @@ def create_app(
                 lambda: settings.stream_seconds, use_cache=True, sync_to_thread=False
             ),
             "outage": Provide(lambda: unavailable, use_cache=True, sync_to_thread=False),
+            "streams": Provide(lambda: streams, use_cache=True, sync_to_thread=False),
+            "creators": Provide(lambda: creators, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
-        middleware=[RouteMetrics, DefineMiddleware(RateLimits, limiters=limiters)],
+        middleware=[
+            RouteMetrics,
+            DefineMiddleware(RateLimits, limiters=limiters, counts=counts, clients=clients),
+        ],
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,
         logging_config=None,
         on_startup=list(on_startup),
-        on_shutdown=list(on_shutdown),
+        on_shutdown=[streams.settle, *on_shutdown],
         # For the server: a shutdown ends the streams before it waits on requests.
         state=State({"close_streams": service.close_streams}),
     )

@@ -41,6 +41,7 @@ from service.errors import (
     StaleVersion,
     UnknownLevel,
 )
+from service.limits import QuotaExceeded
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,9 @@ PROBLEM_BASE = "https://scopa.example/problems/"
 PROBLEM_JSON = "application/problem+json"
 # Long enough for a database to fail over or restart, short enough for a bot to wait.
 RETRY_AFTER_UNAVAILABLE = 2
+# A client at an "at once" quota of matches waits for one of them to end: API.md caps
+# the hint at 10 s.
+RETRY_AFTER_QUOTA = 10
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ KEY_REUSED = Kind("idempotency-key-reused", 422, "Idempotency-Key reused with an
 KEY_IN_FLIGHT = Kind("idempotency-key-in-flight", 409, "A request with this key is running")
 UNKNOWN_LEVEL = Kind("unknown-level", 400, "No AI level of that name")
 INVALID_CURSOR = Kind("invalid-cursor", 400, "The cursor is not valid")
-RATE_LIMITED = Kind("rate-limited", 429, "Too many matches created; slow down")
+RATE_LIMITED = Kind("rate-limited", 429, "Too many requests from this client; slow down")
 PAYLOAD_TOO_LARGE = Kind("payload-too-large", 413, "The request body is too large")
 UNSUPPORTED_MEDIA_TYPE = Kind("unsupported-media-type", 415, "The body must be application/json")
 METHOD_NOT_ALLOWED = Kind("method-not-allowed", 405, "Method not allowed on this route")
@@ -108,6 +112,7 @@ _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (InvalidCursor, INVALID_CURSOR),
     (CardNotationError, VALIDATION),
     (Busy, BUSY),
+    (QuotaExceeded, RATE_LIMITED),
 )
 _HTTP: dict[int, Kind] = {
     400: VALIDATION,
@@ -147,7 +152,7 @@ def rate_limited(limits: Sequence[str], retry_after: float, headers: Mapping[str
     seconds = max(1, math.ceil(retry_after))
     return ApiError(
         RATE_LIMITED,
-        f"this address is over its {' and '.join(limits)} limit; retry in {seconds} s",
+        f"this client is over its {' and '.join(limits)} limit; retry in {seconds} s",
         headers={**headers, "Retry-After": str(seconds)},
     )
 
@@ -215,6 +220,8 @@ class ProblemHandler:
             return problem_response(kind, detail, headers={"WWW-Authenticate": "Bearer"})
         if isinstance(exc, Busy):
             return problem_response(kind, detail, headers={"Retry-After": "1"})
+        if isinstance(exc, QuotaExceeded):
+            return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_QUOTA)})
         return problem_response(kind, detail)
 
     @staticmethod

@@ -39,6 +39,11 @@ _STATUS_TEXT = {
     429: "Too many requests (rate-limited); see Retry-After",
     503: "The database does not answer (database-unavailable); see Retry-After",
 }
+# The statuses whose answers always say when to come back.
+_RETRY_AFTER = {
+    "429": "Seconds until the request may be let through: the end of the window of a "
+    'rate, or (at most 10) a hint for an "at once" quota',
+}
 # Sent on every answer of a limited route (429s included), one list member per limit on.
 RATE_LIMIT_HEADERS = [
     ResponseHeader(
@@ -315,6 +320,11 @@ def _problem_answers(operation: dict[str, Any]) -> None:
     for status, response in operation.get("responses", {}).items():
         if int(status) >= 400:
             response["content"] = {PROBLEM_JSON: {"schema": {"$ref": _REF.format(name="Problem")}}}
+        if status in _RETRY_AFTER:
+            response.setdefault("headers", {})["Retry-After"] = {
+                "description": _RETRY_AFTER[status],
+                "schema": {"type": "integer", "minimum": 1},
+            }
         for header in response.get("headers", {}).values():
             header.setdefault("schema", {"type": "string"})
 

@@ -4,7 +4,7 @@
 
 Needs wrk (``apt-get install wrk``). Creates a Postgres database of its own
 (``SCOPA_BENCH_PG``, default the local server as user postgres), migrates it with
-``scopa migrate``, starts ``scopa serve`` on it with ``SCOPA_RATE_LIMIT=0`` (every other
+``scopa migrate``, starts ``scopa serve`` on it with ``SCOPA_LIMITS=off`` (every other
 setting at its default), creates the matches (two human seats each) and has wrk play
 them: one wrk thread and one keep-alive connection per match, playing both seats in
 turn (bench/wrk_client.lua says how), for the warm-up and then the measured seconds.
@@ -291,7 +291,7 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     try:
         env = {
             "SCOPA_DATABASE_URL": database_url(name),
-            "SCOPA_RATE_LIMIT": "0",
+            "SCOPA_LIMITS": "off",
             "SCOPA_AI_ONLY_MOVE_SECONDS": "0",
         }
         migrate(env)

@@ -23,6 +23,7 @@ from infra.ai_pool import PooledAi
 from infra.ai_runner import AiRunner, Heartbeat
 from infra.db import DatabaseUnavailable, make_engine
 from infra.deadline_runner import DeadlineRunner
+from infra.limits import SqlLimits
 from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 from infra.repositories import SqlMatchStore
 from infra.settings import Settings
@@ -76,7 +77,9 @@ class Parts:
 
         self.background.append(asyncio.create_task(forever(), name=name))
 
-    async def stop(self) -> None:
+    async def stop(self, *settle: Callable[[], Awaitable[None]]) -> None:
+        """Stop the background work, then wait for the store's abandoned calls and
+        whatever ``settle`` names before the engine goes."""
         if self.playing:
             await self.deadlines.stop()
             await self.runner.stop()
@@ -88,6 +91,8 @@ class Parts:
         if isinstance(self.bus, PostgresEventBus):
             await self.bus.stop()
         await self.store.settle()
+        for waiting in settle:
+            await waiting()
         await self.engine.dispose()
 
 
@@ -121,9 +126,11 @@ def build_parts(settings: Settings) -> Parts:
     return Parts(engine, store, bus, ai, service, runner, DeadlineRunner(), heartbeat)
 
 
-def build_app(settings: Settings) -> Litestar:
+def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> Litestar:
+    """The app as ``scopa serve`` serves it; ``clock`` (unix seconds) is the limits'."""
     parts = build_parts(settings)
     store = parts.store
+    limits = SqlLimits(parts.engine, clock=clock)
 
     async def purge_keys() -> None:
         try:
@@ -135,11 +142,18 @@ def build_app(settings: Settings) -> Litestar:
     async def start() -> None:
         await parts.start(play=settings.ai_in_process)
         parts.every(PURGE_EVERY_SECONDS, "purge-keys", purge_keys)
+        parts.background.append(asyncio.create_task(limits.keep_renewing(), name="renew-leases"))
+
+    async def stop() -> None:
+        await parts.stop(limits.settle)
 
     return create_app(
         settings,
         parts.service,
         unavailable=(DatabaseUnavailable,),
+        counts=limits,
+        slots=limits,
+        clock=clock,
         on_startup=[start],
-        on_shutdown=[parts.stop],
+        on_shutdown=[stop],
     )

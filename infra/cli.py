@@ -74,6 +74,9 @@ def _serve(settings: Settings, host: str, port: int, wait_seconds: float) -> int
         host=host,
         port=port,
         http=guarded_protocol(limits),
+        # uvicorn would believe X-Forwarded-For from 127.0.0.1 and rewrite the peer: the
+        # app reads it only from SCOPA_TRUSTED_PROXIES (api/clients.py).
+        proxy_headers=False,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         # uvicorn's access log prints query strings, ?token= included: ours is in the app.

@@ -35,6 +35,7 @@ from domain.match import MatchState, ai_to_play
 from infra import ai_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
+from service.limits import Quota, QuotaExceeded
 from service.ports import (
     AiBacklog,
     Change,
@@ -135,13 +136,17 @@ _DROPPED: tuple[type[Exception], ...] = (
 
 P = ParamSpec("P")
 R = TypeVar("R")
+S = TypeVar("S", bound="Abandoning")
 
 
 def _reaching_database(
-    method: Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]],
-) -> Callable[Concatenate[SqlMatchStore, P], Coroutine[Any, Any, R]]:
+    method: Callable[Concatenate[S, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+    """A store's method, made to answer within OPERATION_SECONDS or raise
+    DatabaseUnavailable, as it does when the driver says the database is out of reach."""
+
     @functools.wraps(method)
-    async def guarded(store: SqlMatchStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+    async def guarded(store: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
         # Waiting on the call rather than in it: at the deadline the caller has its
         # answer at once, while the cancelled call lets go of its connection aside.
         call = asyncio.ensure_future(method(store, *args, **kwargs))
@@ -163,6 +168,31 @@ def _reaching_database(
     return guarded
 
 
+async def pg_statement(
+    engine: AsyncEngine, fetch: str, query: str, *args: object, read: bool
+) -> Any:
+    """One statement through asyncpg on a pooled connection (``fetch`` names the
+    method). A connection the server ended while it sat in the pool can fail before
+    sending anything, if the loop had not yet read the goodbye: then, and for a read
+    on any dropped connection, the statement goes once more on a fresh one. A write
+    that may have reached the server is not sent twice: its outcome is unknown, and
+    the caller hears so (a 503)."""
+    for last in (False, True):
+        # The pooled connection itself, not an engine Connection around it, which
+        # takes a third greenlet switch (to reach the driver) and an object with its
+        # events per statement.
+        pooled = await engine.raw_connection()
+        try:
+            return await getattr(pooled.driver_connection, fetch)(query, *args)
+        except (*_UNSENT, *_DROPPED) as error:
+            await greenlet_spawn(pooled.invalidate)
+            if last or not (isinstance(error, _UNSENT) or read):
+                raise
+        finally:
+            await greenlet_spawn(pooled.close)
+    raise AssertionError("unreachable")
+
+
 def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[str, Any]:
     return {
         "version": state.version,
@@ -177,7 +207,28 @@ def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[
     }
 
 
-class SqlMatchStore:
+class Abandoning:
+    """A store whose calls ``_reaching_database`` may give up on."""
+
+    def __init__(self) -> None:
+        self._abandoned: set[asyncio.Future[Any]] = set()
+
+    def abandon(self, call: asyncio.Future[Any]) -> None:
+        """Cancel a call nobody waits for any more; it lets go of its connection aside."""
+        call.cancel()
+        # Whatever it ends with is nobody's to handle now: mark it seen.
+        call.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._abandoned.add(call)
+        call.add_done_callback(self._abandoned.discard)
+
+    async def settle(self) -> None:
+        """Wait (a bounded time) for the abandoned calls to let go of their connections:
+        an engine disposed under one leaves it waiting on a driver that is gone."""
+        if self._abandoned:
+            await asyncio.wait(self._abandoned, timeout=OPERATION_SECONDS)
+
+
+class SqlMatchStore(Abandoning):
     """The match store; ``clock`` (unix seconds) is injectable for the claim timeout.
 
     ``notify`` (Postgres only) names a channel: each save sends ``"<match id>:<seq>"`` on
@@ -195,6 +246,7 @@ class SqlMatchStore:
         clock: Callable[[], float] = time.time,
         ai_only_pace: float = 0.0,
     ) -> None:
+        super().__init__()
         self._engine = engine
         self._postgres = engine.dialect.name == "postgresql"
         if notify is not None and not self._postgres:
@@ -203,21 +255,6 @@ class SqlMatchStore:
         self._claim_ttl = claim_ttl
         self._clock = clock
         self._ai_only_pace = ai_only_pace
-        self._abandoned: set[asyncio.Future[Any]] = set()
-
-    def abandon(self, call: asyncio.Future[Any]) -> None:
-        """Cancel a call nobody waits for any more; it lets go of its connection aside."""
-        call.cancel()
-        # Whatever it ends with is nobody's to handle now: mark it seen.
-        call.add_done_callback(lambda done: done.cancelled() or done.exception())
-        self._abandoned.add(call)
-        call.add_done_callback(self._abandoned.discard)
-
-    async def settle(self) -> None:
-        """Wait (a bounded time) for the abandoned calls to let go of their connections:
-        an engine disposed under one leaves it waiting on a driver that is gone."""
-        if self._abandoned:
-            await asyncio.wait(self._abandoned, timeout=OPERATION_SECONDS)
 
     @_reaching_database
     async def create(
@@ -226,10 +263,16 @@ class SqlMatchStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: tuple[Idempotency, StoredAnswer] | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         now = self._clock()
         async with write_transaction(self._engine) as conn:
-            await _insert_match(conn, record, events, token_hashes, answer, now, self._ai_only_pace)
+            if quota is not None:
+                await self._within(conn, quota)
+            await _insert_match(
+                conn, record, events, token_hashes, answer, now, quota, self._ai_only_pace
+            )
 
     @_reaching_database
     async def create_rematch(
@@ -239,9 +282,13 @@ class SqlMatchStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: tuple[Idempotency, StoredAnswer] | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         now = self._clock()
         async with write_transaction(self._engine) as conn:
+            if quota is not None:
+                await self._within(conn, quota)
             updated = await conn.execute(
                 update(MATCHES)
                 .where(MATCHES.c.id == offer.match_id, MATCHES.c.version == offer.expected_version)
@@ -252,12 +299,33 @@ class SqlMatchStore:
                     f"match {offer.match_id} is no longer at {offer.expected_version}"
                 )
             await _append(conn, offer.match_id, offer.events)
-            await _insert_match(conn, record, events, token_hashes, answer, now, self._ai_only_pace)
+            await _insert_match(
+                conn, record, events, token_hashes, answer, now, quota, self._ai_only_pace
+            )
             if self._notify is not None:
                 # As a save does: delivered on commit, to the finished match's long polls.
                 await conn.execute(
                     select(func.pg_notify(self._notify, f"{offer.match_id}:{offer.state.seq}"))
                 )
+
+    async def _within(self, conn: AsyncConnection, quota: Quota) -> None:
+        """QuotaExceeded unless the owner holds fewer than ``quota.cap`` matches of it.
+        Creations of one owner queue on a lock until the transaction ends, so racing
+        ones cannot both take the last slot (SQLite has one writer anyway)."""
+        if self._postgres:
+            await conn.execute(
+                text("SELECT pg_advisory_xact_lock(hashtext(:owner))"),
+                {"owner": f"quota:{quota.owner}"},
+            )
+        held = await conn.scalar(
+            select(func.count()).where(
+                MATCHES.c.owner == quota.owner,
+                MATCHES.c.quota == quota.name,
+                MATCHES.c.status == quota.status,
+            )
+        )
+        if held >= quota.cap:
+            raise QuotaExceeded(quota.name, quota.cap)
 
     @_reaching_database
     async def get(self, match_id: str) -> MatchRecord | None:
@@ -291,26 +359,7 @@ class SqlMatchStore:
         return None if row is None else (_record(match_id, row), row[3])
 
     async def _pg(self, fetch: str, query: str, *args: object, read: bool) -> Any:
-        """One statement through asyncpg on a pooled connection (``fetch`` names the
-        method). A connection the server ended while it sat in the pool can fail before
-        sending anything, if the loop had not yet read the goodbye: then, and for a read
-        on any dropped connection, the statement goes once more on a fresh one. A write
-        that may have reached the server is not sent twice: its outcome is unknown, and
-        the caller hears so (a 503)."""
-        for last in (False, True):
-            # The pooled connection itself, not an engine Connection around it, which
-            # takes a third greenlet switch (to reach the driver) and an object with its
-            # events per statement.
-            pooled = await self._engine.raw_connection()
-            try:
-                return await getattr(pooled.driver_connection, fetch)(query, *args)
-            except (*_UNSENT, *_DROPPED) as error:
-                await greenlet_spawn(pooled.invalidate)
-                if last or not (isinstance(error, _UNSENT) or read):
-                    raise
-            finally:
-                await greenlet_spawn(pooled.close)
-        raise AssertionError("unreachable")
+        return await pg_statement(self._engine, fetch, query, *args, read=read)
 
     @_reaching_database
     async def save(
@@ -605,6 +654,7 @@ async def _insert_match(
     token_hashes: Mapping[int, str],
     answer: tuple[Idempotency, StoredAnswer] | None,
     now: float,
+    quota: Quota | None,
     ai_only_pace: float,
 ) -> None:
     try:
@@ -614,6 +664,8 @@ async def _insert_match(
                 # As created: the log replays from here.
                 initial=_encode(record.state),
                 created_at=record.created_at,
+                owner=quota and quota.owner,
+                quota=quota and quota.name,
                 **_state_columns(record.state, now, record.due_at),
             )
         )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./scopa.db"
 
@@ -13,10 +14,37 @@ class SettingsError(ValueError):
     """An environment variable that does not parse."""
 
 
+# The limits that keep one client from crowding out the rest (API.md), by the setting that
+# names each: SCOPA_LIMITS=off lifts every one of them whose own setting is not given.
+# 0 turns one off.
+QUOTAS = {
+    "rate_limit": "SCOPA_RATE_LIMIT",  # match creations per address per minute
+    "waiting_per_address": "SCOPA_WAITING_PER_ADDRESS",  # matches waiting at once
+    "ai_only_per_address": "SCOPA_AI_ONLY_PER_ADDRESS",  # matches of AI seats only, running
+    "joins_per_minute": "SCOPA_JOINS_PER_MINUTE",  # per address
+    "streams_per_address": "SCOPA_STREAMS_PER_ADDRESS",  # streams and long polls open at once
+    "streams_per_match": "SCOPA_STREAMS_PER_MATCH",  # streams open at once, over every address
+    "hints_per_minute": "SCOPA_HINTS_PER_MINUTE",  # per seat token
+    "hints_per_address_per_minute": "SCOPA_HINTS_PER_ADDRESS_PER_MINUTE",
+    "reviews_per_minute": "SCOPA_REVIEWS_PER_MINUTE",  # per address
+    "connections_per_address": "SCOPA_CONNECTIONS_PER_ADDRESS",  # infra/http_protocol.py
+}
+
+
 @dataclass(frozen=True)
 class Settings:
     database_url: str = DEFAULT_DATABASE_URL
-    rate_limit: int = 300  # match creations per client address per minute; 0: no limit
+    rate_limit: int = 300
+    waiting_per_address: int = 10
+    ai_only_per_address: int = 2
+    joins_per_minute: int = 30
+    streams_per_address: int = 50
+    streams_per_match: int = 2000
+    hints_per_minute: int = 20
+    hints_per_address_per_minute: int = 120
+    reviews_per_minute: int = 10
+    # Peers whose X-Forwarded-For is believed: addresses or networks (api/clients.py).
+    trusted_proxies: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()
     host: str = "127.0.0.1"
     port: int = 8000
@@ -45,13 +73,24 @@ class Settings:
     ai_only_move_seconds: float = 1.0
     idle_ttl_seconds: int = 604_800  # a human's turn without a clock this long: abandoned
 
+    def without_limits(self) -> Settings:
+        """These settings with every quota of API.md's list off (SCOPA_LIMITS=off)."""
+        return replace(self, **dict.fromkeys(QUOTAS, 0))
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
-        defaults = cls()
+        limits = env.get("SCOPA_LIMITS", "on").strip().lower() or "on"
+        if limits not in ("on", "off"):
+            raise SettingsError(f"SCOPA_LIMITS={limits!r} is neither on nor off")
+        defaults = cls() if limits == "on" else cls().without_limits()
         return cls(
             database_url=env.get("SCOPA_DATABASE_URL", defaults.database_url),
-            rate_limit=_int(env, "SCOPA_RATE_LIMIT", defaults.rate_limit, minimum=0),
+            **{
+                name: _int(env, variable, getattr(defaults, name), minimum=0)
+                for name, variable in QUOTAS.items()
+            },
+            trusted_proxies=_networks(env, "SCOPA_TRUSTED_PROXIES"),
             cors_origins=tuple(
                 o.strip() for o in env.get("SCOPA_CORS_ORIGINS", "").split(",") if o.strip()
             ),
@@ -71,9 +110,6 @@ class Settings:
             ),
             max_connections=_int(
                 env, "SCOPA_MAX_CONNECTIONS", defaults.max_connections, minimum=16
-            ),
-            connections_per_address=_int(
-                env, "SCOPA_CONNECTIONS_PER_ADDRESS", defaults.connections_per_address, minimum=0
             ),
             database_wait_seconds=float(
                 _int(
@@ -130,3 +166,13 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
     if not 0 <= value < float("inf"):
         raise SettingsError(f"{name}={value} is not a number of seconds from 0")
     return value
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    entries = tuple(e.strip() for e in env.get(name, "").split(",") if e.strip())
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise SettingsError(f"{name}: {entry!r} is not an address or a network") from None
+    return entries

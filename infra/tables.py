@@ -32,6 +32,10 @@ class MatchRow(Base):
     ai_turn: Mapped[bool]
     # The next moment something must happen to the match (service.lifecycle); NULL: none.
     due_at: Mapped[float | None] = mapped_column(Double)
+    # Set on a match that counts toward its creator's "at once" quota (service.quotas):
+    # the creator's client (an address or a /64), and the quota's name; NULL otherwise.
+    owner: Mapped[str | None] = mapped_column(String)
+    quota: Mapped[str | None] = mapped_column(String(16))
 
     __table_args__ = (
         # The lobby: equality on the flag, then already in (created_at, id) order.
@@ -39,6 +43,7 @@ class MatchRow(Base):
         Index(None, "ai_turn"),
         # The deadline runners' range scan, every half second in each process.
         Index(None, "due_at"),
+        Index(None, "owner", "quota", "status"),
     )
 
 
@@ -116,3 +121,31 @@ class AiWorkerRow(Base):
     seen_at: Mapped[float] = mapped_column(Double, index=True)
     # Decisions it can make at once (its AI pool's processes); 0 while its pool is missing.
     capacity: Mapped[int] = mapped_column(Integer)
+
+
+class LimitCountRow(Base):
+    """Requests counted under a rate limit, per client and fixed window (api.ratelimit),
+    shared by every process. Rows of windows that have ended are purged. Unlogged on
+    Postgres, as stream_leases (migration 0006)."""
+
+    __tablename__ = "limit_counts"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    client: Mapped[str] = mapped_column(String, primary_key=True)
+    period: Mapped[int] = mapped_column(Integer, primary_key=True)
+    used: Mapped[int]
+    cap: Mapped[int]  # the limit when the window opened: a count stops there
+    ends_at: Mapped[float] = mapped_column(Double, index=True)
+
+
+class StreamLeaseRow(Base):
+    """An open event stream or long poll, counted by the "at once" stream quotas. The
+    process holding it renews ``expires_at``; a dead process's leases lapse by it."""
+
+    __tablename__ = "stream_leases"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    process: Mapped[str] = mapped_column(String, index=True)
+    client: Mapped[str] = mapped_column(String, index=True)
+    match_id: Mapped[str | None] = mapped_column(String, index=True)  # NULL: a long poll
+    expires_at: Mapped[float] = mapped_column(Double, index=True)

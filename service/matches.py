@@ -72,6 +72,7 @@ from service.ids import (
     token_hash,
 )
 from service.lifecycle import AUTOPLAY_LEVEL, Lifecycle, autoplays, lapse, lapses
+from service.limits import OwnerQuotas
 from service.ports import (
     AiBacklog,
     AiPlayer,
@@ -310,7 +311,16 @@ class MatchService:
 
     # -- changes ----------------------------------------------------------------------
 
-    async def create(self, setup: Setup, key: str | None, fingerprint: str) -> Created:
+    async def create(
+        self,
+        setup: Setup,
+        key: str | None,
+        fingerprint: str,
+        *,
+        quotas: OwnerQuotas | None = None,
+    ) -> Created:
+        """A new match; QuotaExceeded when it would take its creator over ``quotas``."""
+
         async def run(request: Claim | None) -> Created:
             state, events = self._new_state(setup)
             match_id = new_match_id()
@@ -322,7 +332,10 @@ class MatchService:
                 tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
             )
             hashes = {seat: token_hash(token) for seat, token in tokens.items()}
-            await self.matches.create(record, events, hashes, answer_of(request, created))
+            quota = quotas.of(state) if quotas is not None else None
+            await self.matches.create(
+                record, events, hashes, answer_of(request, created), quota=quota
+            )
             for seat, hashed in hashes.items():
                 self.recent.remember(record, hashed, seat)
             self.observer.match_created()
@@ -424,9 +437,17 @@ class MatchService:
             return body
         raise Busy("the match kept changing; try again")
 
-    async def rematch(self, caller: Caller, key: str | None, fingerprint: str) -> Rematch:
+    async def rematch(
+        self,
+        caller: Caller,
+        key: str | None,
+        fingerprint: str,
+        *,
+        quotas: OwnerQuotas | None = None,
+    ) -> Rematch:
         """Play a finished match again: the first call makes the rematch, each later one
-        by another seat's token claims that seat's reserved seat in it."""
+        by another seat's token claims that seat's reserved seat in it. The rematch
+        counts toward its caller's ``quotas`` as a creation does."""
         seat, hashed = caller.seat, caller.token_hash
         if seat is None or hashed is None:
             raise InvalidToken("a rematch is asked for by a seat: send its token")
@@ -448,14 +469,16 @@ class MatchService:
                             f"seat {seat} already holds its seat in the rematch {offered.id}"
                         ) from held
                 try:
-                    return await self._offer_rematch(current, seat, request)
+                    return await self._offer_rematch(current, seat, request, quotas)
                 except VersionConflict:
                     current = await self.load(current.id)
             raise Busy("the match kept changing; try again")
 
         return await self.once.run(f"rematch:{hashed}", key, fingerprint, Rematch, run)
 
-    async def _offer_rematch(self, old: MatchRecord, seat: int, request: Claim | None) -> Rematch:
+    async def _offer_rematch(
+        self, old: MatchRecord, seat: int, request: Claim | None, quotas: OwnerQuotas | None
+    ) -> Rematch:
         claims = await self.reads.seat_tokens(old.id)
         match_id = new_match_id()
         state, events = rematch_of(old.state, seat, claims, new_seed(), new_seed())
@@ -472,6 +495,7 @@ class MatchService:
             events,
             {seat: hashed},
             answer_of(request, outcome),
+            quota=quotas.of(state) if quotas is not None else None,
         )
         self.recent.remember(record, hashed, seat)
         self.observer.match_created()

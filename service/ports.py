@@ -15,6 +15,7 @@ from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState
 from domain.moves import Move
+from service.limits import Quota
 
 
 class VersionConflict(Exception):
@@ -83,9 +84,12 @@ class MatchRepository(Protocol):
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         """Store a new match, its first events, its seat token hashes and, atomically with
-        them, the idempotent answer to keep."""
+        them, the idempotent answer to keep. With ``quota``, the match counts toward it,
+        and is not stored (QuotaExceeded) if its owner already holds ``quota.cap``."""
 
     async def get(self, match_id: str) -> MatchRecord | None: ...
 
@@ -117,9 +121,12 @@ class MatchRepository(Protocol):
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
-        """``create`` the rematch and ``save`` the finished match's ``offer`` of it, in one
-        transaction: VersionConflict, and nothing stored, when the old match has moved on."""
+        """``create`` the rematch (counted toward ``quota`` as a creation is) and ``save``
+        the finished match's ``offer`` of it, in one transaction: VersionConflict, and
+        nothing stored, when the old match has moved on."""
 
     async def keep_review(self, match_id: str, review: Review) -> None:
         """Store a finished match's review of one seat; a review already kept stands."""

@@ -18,6 +18,7 @@ from domain.ai.review import Review, review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
+from service.limits import Quota, QuotaExceeded, Window
 from service.ports import (
     AiBacklog,
     Answer,
@@ -158,6 +159,7 @@ class FakeStore:
     ai_capacity: int = 1  # what the processes playing AI turns say they can do at once
     # match id -> when its claim lapses (time.monotonic); cleared by the match's save.
     leases: dict[str, float] = field(default_factory=dict)
+    quotas: dict[str, Quota] = field(default_factory=dict)  # by match id
 
     def __post_init__(self) -> None:
         self.reads = FakeReads(self)
@@ -173,13 +175,28 @@ class FakeStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         self.check()
+        self._count(record.id, quota)
         self.records[record.id] = record
         self.initials[record.id] = record.state
         self.log[record.id] = list(events)
         self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
         self.keys.keep(answer)
+
+    def _count(self, match_id: str, quota: Quota | None) -> None:
+        if quota is None:
+            return
+        held = sum(
+            (q.owner, q.name) == (quota.owner, quota.name)
+            and self.records[other].state.status == quota.status
+            for other, q in self.quotas.items()
+        )
+        if held >= quota.cap:
+            raise QuotaExceeded(quota.name, quota.cap)
+        self.quotas[match_id] = quota
 
     async def get(self, match_id: str) -> MatchRecord | None:
         self.check()
@@ -222,10 +239,13 @@ class FakeStore:
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
         answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
     ) -> None:
         self.check()
         if self.records[offer.match_id].state.version != offer.expected_version:
             raise VersionConflict(offer.match_id)
+        self._count(record.id, quota)
         await self.save(
             offer.match_id, offer.expected_version, offer.state, offer.events, due_at=offer.due_at
         )
@@ -313,3 +333,41 @@ class FirstMoveAi:
     async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
         self.reviews += 1
         return await asyncio.to_thread(review, initial, events, seat)
+
+
+class FakeCounts:
+    """``service.limits.Counts`` in memory (one process: the app tests over the fakes)."""
+
+    def __init__(self) -> None:
+        self.used: dict[tuple[str, str, int], int] = {}
+
+    async def count(self, windows: Sequence[Window], *, take: bool) -> tuple[bool, list[int]]:
+        keys = [(w.name, w.client, w.period) for w in windows]
+        used = [self.used.get(key, 0) for key in keys]
+        allowed = all(n < w.cap for n, w in zip(used, windows, strict=True))
+        if take and allowed:
+            used = [n + 1 for n in used]
+            self.used.update(zip(keys, used, strict=True))
+        return allowed, used
+
+
+class FakeSlots:
+    """``service.limits.Slots`` in memory."""
+
+    def __init__(self) -> None:
+        self.leases: dict[str, tuple[str, str | None]] = {}
+
+    async def hold(
+        self, client: str, match_id: str | None, per_client: int, per_match: int
+    ) -> str | None:
+        held = self.leases.values()
+        if per_client and sum(c == client for c, _ in held) >= per_client:
+            return None
+        if per_match and match_id and sum(m == match_id for _, m in held) >= per_match:
+            return None
+        lease = f"lease-{len(self.leases)}-{client}"
+        self.leases[lease] = (client, match_id)
+        return lease
+
+    async def release(self, lease: str) -> None:
+        del self.leases[lease]

@@ -18,6 +18,7 @@ from api.controllers.params import (
     Outage,
     QueryToken,
     Service,
+    Streams,
     StreamSeconds,
     identify,
 )
@@ -54,13 +55,15 @@ class EventController(Controller):
         description="The events after `after`, as the caller may see them (a seat's own "
         "cards, no hand for a spectator), at most 500 a page. With `wait` the call holds "
         "until there is one or the seconds run out. To follow a match, ask again after the "
-        "last seq received.",
-        responses=problems(400, 401, 404, 503),
+        "last seq received. Long polls (`wait` above 0) open at once per client address are "
+        "limited (429).",
+        responses=problems(400, 401, 404, 429, 503),
     )
     async def page(
         self,
         request: Request[Any, Any, Any],
         service: Service,
+        streams: Streams,
         match_id: MatchId,
         after: After = 0,
         wait: Annotated[
@@ -70,7 +73,10 @@ class EventController(Controller):
     ) -> EventPage:
         query_integers(request, "after")
         caller = await identify(request, service, match_id, query=True)
-        return await service.events(caller, after, 0 if is_head() else wait)
+        if is_head() or not wait:
+            return await service.events(caller, after, 0)
+        async with streams.long_poll(request.scope):
+            return await service.events(caller, after, wait)
 
     @get(
         "/stream",
@@ -79,7 +85,9 @@ class EventController(Controller):
         description="The events of listEvents as they happen, one message each, from "
         "`Last-Event-ID` (sent by a reconnecting EventSource) or else `after`. An "
         "EventSource cannot send headers: pass the token as `?token=`. The stream ends "
-        "after `match_finished`, or after a while for the client to reconnect.",
+        "after `match_finished`, or after a while for the client to reconnect. Streams open "
+        "at once per client address (long polls included) and per match are limited: a "
+        "stream over a limit is answered with only a `retry:` line, as in an outage.",
         media_type="text/event-stream",
         responses={204: _FINISHED, **problems(400, 401, 404)},
     )
@@ -87,6 +95,7 @@ class EventController(Controller):
         self,
         request: Request[Any, Any, Any],
         service: Service,
+        streams: Streams,
         stream_seconds: StreamSeconds,
         outage: Outage,
         match_id: MatchId,
@@ -117,14 +126,21 @@ class EventController(Controller):
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
             try:
-                async for event in service.stream(caller, start, stream_seconds):
-                    if event is None:
-                        yield ServerSentEventMessage(comment="still here", data=None)
-                    else:
-                        data = msgspec.json.encode(event).decode()
-                        yield ServerSentEventMessage(
-                            data=data, event=str(type(event).__struct_config__.tag), id=event.seq
-                        )
+                # Held from the first message on: a stream the caps refuse ends after the
+                # retry: line, which the answer starts with (an EventSource comes back).
+                async with streams.open(request.scope, match_id) as allowed:
+                    if not allowed:
+                        return
+                    async for event in service.stream(caller, start, stream_seconds):
+                        if event is None:
+                            yield ServerSentEventMessage(comment="still here", data=None)
+                        else:
+                            data = msgspec.json.encode(event).decode()
+                            yield ServerSentEventMessage(
+                                data=data,
+                                event=str(type(event).__struct_config__.tag),
+                                id=event.seq,
+                            )
             except Exception:
                 # The answer has started: no problem details now. Ending the stream sends
                 # the client back with Last-Event-ID, to find the database again or a 503.

@@ -11,7 +11,8 @@ from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service, identi
 from api.disconnect import CLIENT_GONE, unless_gone
 from api.head import Unsent, is_head
 from api.metrics import hint_abandoned
-from api.openapi import problems
+from api.openapi import RATE_LIMIT_HEADERS, problems
+from api.ratelimit import HINTS, HINTS_PER_ADDRESS
 from domain.ai import LEVELS
 from service.matches import Hint
 
@@ -26,8 +27,11 @@ class HintController(Controller):
         summary="The move the AI of a level would play for the token's seat",
         description="The move the AI of `level` would choose now for the token's seat, with "
         "its reason, from what that seat may know. Only on the seat's turn (409 otherwise). "
-        "Asking changes nothing.",
-        responses=problems(400, 401, 404, 409, 503),
+        "Asking changes nothing. Hints per token and per client address per minute are "
+        "limited (429).",
+        responses=problems(400, 401, 404, 409, 429, 503),
+        response_headers=RATE_LIMIT_HEADERS,
+        opt={"limits": (HINTS, HINTS_PER_ADDRESS)},
     )
     async def hint(
         self,

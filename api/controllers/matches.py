@@ -12,6 +12,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from api.controllers.params import (
     SEAT_TOKEN,
     VIEW_HEADERS,
+    Creators,
     MatchId,
     SecretIdempotencyKey,
     Service,
@@ -49,7 +50,9 @@ class MatchController(Controller):
         "rules, seed, decks and first dealer. The answer holds the spectator view and one "
         "secret token per `human` seat, shown only here (and to a retry with the same "
         "`Idempotency-Key` and body); `Location` is the match's URL. The match is dealt at "
-        "once unless a seat is open; AI seats play by themselves.",
+        "once unless a seat is open; AI seats play by themselves. Per client address: "
+        "creations per minute, matches waiting at once and matches of AI seats only being "
+        "played at once are limited (429).",
         status_code=201,
         responses=problems(400, 401, 413, 415, 422, 429, 503),
         response_headers=[
@@ -62,13 +65,16 @@ class MatchController(Controller):
         self,
         request: AnyRequest,
         service: Service,
+        creators: Creators,
         key: SecretIdempotencyKey = None,
     ) -> Response[Created]:
         await service.check_token(bearer(request))
         json_body(request)
         body, fingerprint = decode_body(await request.body(), CreateMatch)
         key = idempotency_key(key, secret=True)
-        created = await service.create(setup_of(body), key, fingerprint)
+        created = await service.create(
+            setup_of(body), key, fingerprint, quotas=creators.of(request.scope)
+        )
         return Response(
             created, status_code=201, headers={"Location": f"{self.path}/{created.match.id}"}
         )

@@ -11,10 +11,14 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
 from api.errors import ApiError
 from api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_KEY_PATTERN, bearer
+from api.quotas import CreationQuotas, StreamLimits
 from service.errors import InvalidToken
 from service.matches import Caller, MatchService
 
 Service = NamedDependency[MatchService]
+# The "at once" quotas (api.quotas).
+Creators = NamedDependency[CreationQuotas]
+Streams = NamedDependency[StreamLimits]
 # Seconds a stream stays open before the client reconnects with Last-Event-ID.
 StreamSeconds = NamedDependency[float]
 # The errors that mean the database does not answer (the composition root names them).

@@ -150,10 +150,12 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "Pass next_cursor of the previous page as it came, or no cursor for the first page.",
     ),
     RATE_LIMITED: (
-        "This address has used up one of the route's limits, such as match creations a "
-        "minute. RateLimit-Policy names the route's limits and RateLimit what is left of each "
-        "and when it refills. Nothing changed.",
-        "Wait the seconds Retry-After says, then send the request again.",
+        "This client (its address, or its seat token) has used up one of the route's "
+        "limits: a rate, such as match creations a minute, or a quota held at once, such as "
+        "matches waiting for players or long polls open. RateLimit-Policy names the route's "
+        "rates and RateLimit what is left of each and when it refills. Nothing changed.",
+        "Wait the seconds Retry-After says, then send the request again; for a quota held "
+        "at once, let one of the held matches start or end, or close a stream, first.",
     ),
     PAYLOAD_TOO_LARGE: (
         "The body is longer than the server reads (64 KiB); the largest legitimate body, a "

@@ -11,6 +11,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from api.controllers.lifecycle import no_options
 from api.controllers.params import (
     REQUIRED_SEAT_TOKEN,
+    Creators,
     MatchId,
     SecretIdempotencyKey,
     Service,
@@ -59,12 +60,15 @@ class RematchController(Controller):
         self,
         request: Request[Any, Any, Any],
         service: Service,
+        creators: Creators,
         match_id: MatchId,
         key: SecretIdempotencyKey = None,
     ) -> Response[Rematched]:
         caller = await service.caller(match_id, bearer(request), required=True)
         digest = await no_options(request, "rematch")
-        outcome = await service.rematch(caller, idempotency_key(key, secret=True), digest)
+        outcome = await service.rematch(
+            caller, idempotency_key(key, secret=True), digest, quotas=creators.of(request.scope)
+        )
         if not outcome.created:
             return Response(outcome.answer, status_code=200)
         location = f"/v1/matches/{outcome.answer.match.id}"

@@ -10,8 +10,9 @@ from litestar.params import QueryParameter
 from api.controllers.params import SEAT_TOKEN, MatchId, Service, identify
 from api.errors import invalid
 from api.head import Unsent, is_head
-from api.openapi import problems
+from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.parsing import query_integers
+from api.ratelimit import REVIEWS
 from domain.ai.review import Review
 from domain.errors import NoSuchSeat
 
@@ -29,8 +30,11 @@ class ReviewController(Controller):
         "(its hand, the table, every card played and by whom; never the cards it could not "
         "see), and how many expected deal points the play gave away against it. No token "
         "needed. The first request computes it (a few seconds for 2 players), requests "
-        "meanwhile wait for the same computation, and later ones read it back.",
-        responses=problems(400, 401, 404, 409, 503),
+        "meanwhile wait for the same computation, and later ones read it back. Reviews "
+        "per client address per minute are limited (429).",
+        responses=problems(400, 401, 404, 409, 429, 503),
+        response_headers=RATE_LIMIT_HEADERS,
+        opt={"limits": (REVIEWS,)},
     )
     async def review(
         self,

@@ -13,8 +13,9 @@ from api.controllers.params import (
     SecretIdempotencyKey,
     Service,
 )
-from api.openapi import problems
+from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.parsing import bearer, idempotency_key, optional_body
+from api.ratelimit import JOINS
 from api.schemas import JoinRequest, name_of
 from service.matches import Joined
 
@@ -32,9 +33,12 @@ class SeatController(Controller):
         description="Takes an `open` seat, which becomes `human`: no body, an empty object, "
         "or a `name`, and no token needed. A `reserved` seat (of a rematch) is claimed with "
         "the seat's token in the match before as bearer token. The answer holds the seat's "
-        "new secret token. Taking the last open seat makes the match active and deals it.",
+        "new secret token. Taking the last open seat makes the match active and deals it. "
+        "Joins and claims per client address per minute are limited (429).",
         status_code=200,
-        responses=problems(400, 401, 404, 409, 413, 415, 422, 503),
+        responses=problems(400, 401, 404, 409, 413, 415, 422, 429, 503),
+        response_headers=RATE_LIMIT_HEADERS,
+        opt={"limits": (JOINS,)},
     )
     async def join(
         self,

@@ -12,7 +12,7 @@ from api.app import create_app
 from infra.ai_runner import AiRunner
 from infra.settings import Settings
 from service.matches import MatchService
-from tests.fakes import FakeStore, StoreDown
+from tests.fakes import FakeCounts, FakeSlots, FakeStore, StoreDown
 from tests.support.databases import *  # noqa: F403
 from tests.support.fake_ports import *  # noqa: F403
 from tests.support.in_process import InProcess, serve
@@ -20,7 +20,7 @@ from tests.support.in_process import InProcess, serve
 
 @pytest.fixture
 def settings() -> Settings:
-    return Settings(rate_limit=0, stream_seconds=3.0)
+    return Settings(stream_seconds=3.0).without_limits()
 
 
 @pytest.fixture
@@ -32,7 +32,9 @@ def runner(service: MatchService) -> AiRunner:
 
 @pytest.fixture
 def app(settings: Settings, service: MatchService) -> Litestar:
-    return create_app(settings, service, unavailable=(StoreDown,))
+    return create_app(
+        settings, service, unavailable=(StoreDown,), counts=FakeCounts(), slots=FakeSlots()
+    )
 
 
 @pytest.fixture

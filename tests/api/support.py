@@ -81,12 +81,8 @@ async def serving(database_url: str, ai_workers: int = 0, **settings: Any) -> As
     """One server process: the app as ``scopa serve`` builds it (``settings`` overriding
     the test defaults), with its start-up and shut-down hooks run."""
     defaults = Settings(
-        database_url=database_url,
-        rate_limit=0,
-        ai_workers=ai_workers,
-        stream_seconds=2,
-        ai_only_move_seconds=0,
-    )
+        database_url=database_url, ai_workers=ai_workers, stream_seconds=2, ai_only_move_seconds=0
+    ).without_limits()
     app = build_app(dataclasses.replace(defaults, **settings))
     for hook in app.on_startup:
         await hook()

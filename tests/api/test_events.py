@@ -18,7 +18,7 @@ SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}
 
 @pytest.fixture
 def settings() -> Settings:
-    return Settings(rate_limit=0, stream_seconds=1.0)
+    return Settings(stream_seconds=1.0).without_limits()
 
 
 async def events(client: Client, match_id: str, **kwargs: Any) -> Any:

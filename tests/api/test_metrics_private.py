@@ -13,7 +13,7 @@ TOKEN = "m3trics-4f9c1e"
 
 @pytest.fixture(params=["", TOKEN], ids=["open", "private"])
 def settings(request: pytest.FixtureRequest) -> Settings:
-    return Settings(rate_limit=0, stream_seconds=3.0, metrics_token=request.param)
+    return Settings(stream_seconds=3.0, metrics_token=request.param).without_limits()
 
 
 async def test_the_bearer_of_the_token_reads_the_metrics(client: Client) -> None:

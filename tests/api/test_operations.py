@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import logging
@@ -55,7 +56,7 @@ async def test_a_database_outage_is_503_with_retry_after(client: Client, store: 
 class TestRateLimit:
     @pytest.fixture
     def settings(self) -> Settings:
-        return Settings(rate_limit=2)
+        return dataclasses.replace(Settings().without_limits(), rate_limit=2)
 
     async def test_creation_beyond_the_limit_is_429_with_retry_after(self, client: Client) -> None:
         made = await client.post("/v1/matches", json=FIXED_MATCH)
@@ -93,7 +94,7 @@ async def test_no_cors_headers_by_default(client: Client) -> None:
 class TestCors:
     @pytest.fixture
     def settings(self) -> Settings:
-        return Settings(rate_limit=0, cors_origins=("https://a.example",))
+        return Settings(cors_origins=("https://a.example",)).without_limits()
 
     async def test_listed_origins_only(self, client: Client) -> None:
         answer = await client.options(
@@ -138,7 +139,7 @@ class TestCors:
 class TestCorsForAnyOrigin:
     @pytest.fixture
     def settings(self) -> Settings:
-        return Settings(rate_limit=0, cors_origins=("*",))
+        return Settings(cors_origins=("*",)).without_limits()
 
     async def test_any_origin_still_varies(self, client: Client) -> None:
         answer = await client.get("/health", headers={"Origin": "https://z.example"})

@@ -39,7 +39,7 @@ MALFORMED = [
 
 @pytest.fixture
 def settings() -> Settings:
-    return Settings(rate_limit=0, stream_seconds=0.5)
+    return Settings(stream_seconds=0.5).without_limits()
 
 
 def parse_sse_ids(text: str) -> list[int]:

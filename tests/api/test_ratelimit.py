@@ -10,9 +10,12 @@ from litestar import get
 from litestar.middleware import DefineMiddleware
 
 from api.app import ScopaApp
+from api.clients import Clients
 from api.errors import ProblemHandler
 from api.ratelimit import RateLimiter, RateLimits, Standing, headers
+from service.limits import Window
 from tests.api.support import Client, problem_type
+from tests.fakes import FakeCounts
 
 
 class Clock:
@@ -23,23 +26,12 @@ class Clock:
         return self.now
 
 
-def test_a_client_over_the_limit_waits_for_the_next_window() -> None:
-    clock = Clock(120.0)
-    limiter = RateLimiter("create", 2, window=60, clock=clock)
-    assert limiter.take("a") == Standing(1, 60.0)
-    clock.now = 150.0
-    assert limiter.take("a") == Standing(0, 30.0)
-    assert limiter.standing("a") == Standing(0, 30.0)
-    assert limiter.standing("b") == Standing(2, 30.0)
+def test_a_window_is_a_fixed_minute_of_wall_clock_time() -> None:
+    clock = Clock(150.0)
+    limiter = RateLimiter("create", 2, clock=clock)
+    assert limiter.window_of("a") == (Window("create", "a", 2, 2, 180.0), 30.0)
     clock.now = 180.0
-    assert limiter.standing("a") == Standing(2, 60.0)
-
-
-def test_looking_counts_nothing() -> None:
-    limiter = RateLimiter("create", 1, clock=Clock(0.0))
-    for _ in range(5):
-        assert limiter.standing("a").remaining == 1
-    assert limiter.take("a").remaining == 0
+    assert limiter.window_of("a") == (Window("create", "a", 3, 2, 240.0), 60.0)
 
 
 def test_zero_means_off() -> None:
@@ -80,7 +72,9 @@ def limiters() -> dict[str, RateLimiter]:
 async def limited_client(limiters: dict[str, RateLimiter]) -> AsyncIterator[Client]:
     app = ScopaApp(
         route_handlers=[limited, free],
-        middleware=[DefineMiddleware(RateLimits, limiters=limiters)],
+        middleware=[
+            DefineMiddleware(RateLimits, limiters=limiters, counts=FakeCounts(), clients=Clients())
+        ],
         exception_handlers={Exception: ProblemHandler()},
     )
     transport = httpx.ASGITransport(app=app)

@@ -125,7 +125,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> I
         await database.dispose()
 
     app = create_app(
-        Settings(rate_limit=0, stream_seconds=0.1),
+        Settings(stream_seconds=0.1).without_limits(),
         service,
         unavailable=(DatabaseUnavailable,),
         on_startup=[start],

@@ -41,6 +41,8 @@ TABLES = {
     "reviews",
     "ai_turns",
     "ai_workers",
+    "limit_counts",
+    "stream_leases",
     "alembic_version",
 }
 

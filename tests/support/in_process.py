@@ -72,7 +72,7 @@ async def serve(
         store = FakeStore()
         service = fake_service(store, ai=FirstMoveAi(), on_change=runner.kick, clock=clock)
     app = create_app(
-        Settings(rate_limit=0, stream_seconds=stream_seconds),
+        Settings(stream_seconds=stream_seconds).without_limits(),
         service,
         unavailable=(StoreDown, DatabaseUnavailable),
     )

@@ -167,7 +167,7 @@ def _spawn(
     full_env = {
         **os.environ,
         "SCOPA_DATABASE_URL": database_url,
-        "SCOPA_RATE_LIMIT": "0",
+        "SCOPA_LIMITS": "off",
         # Matches of AI seats only play at once rather than at a watchable pace.
         "SCOPA_AI_ONLY_MOVE_SECONDS": "0",
         # Human seats only by default: one worker keeps the AI pool off the shared cores.

@@ -1,6 +1,6 @@
 """reviews: the coach's review of a seat of a finished match, kept once computed
 
-Revision ID: 0007
+Revision ID: 0006
 Revises: 0005
 Create Date: 2026-12-01
 """
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0007"
+revision: str = "0006"
 down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, start_server
 
 pytestmark = pytest.mark.slow
@@ -58,8 +59,9 @@ def retry_after(answer: httpx.Response) -> int:
 
 
 async def test_a_fresh_x_forwarded_for_each_time_buys_nothing(
-    sqlite_url: str, tmp_path: Path
+    sqlite_url: str, tmp_path: Path, reliability_log: ReliabilityRecord
 ) -> None:
+    reliability_log.check = "limits: a fresh X-Forwarded-For on every creation"
     with serving(sqlite_url, tmp_path, SCOPA_RATE_LIMIT="3") as server:
         async with client(server) as http:
             answers = [
@@ -73,11 +75,14 @@ async def test_a_fresh_x_forwarded_for_each_time_buys_nothing(
                 assert (await create(other, HUMANS)).status_code == 201  # its own quota
             await asyncio.sleep(wait)
             assert (await create(http, HUMANS)).status_code == 201
+    reliability_log.cases, reliability_log.requests = 12, 14
+    reliability_log.notes = f"3 of 12 creations with forged addresses through; again after {wait} s"
 
 
 async def test_behind_a_trusted_proxy_each_client_has_its_own_quota(
-    sqlite_url: str, tmp_path: Path
+    sqlite_url: str, tmp_path: Path, reliability_log: ReliabilityRecord
 ) -> None:
+    reliability_log.check = "limits: clients behind a trusted proxy, and a direct one"
     limits = {"SCOPA_RATE_LIMIT": "1", "SCOPA_TRUSTED_PROXIES": "127.0.0.2"}
     with serving(sqlite_url, tmp_path, **limits) as server:
         async with client(server, "127.0.0.2") as proxy, client(server, "127.0.0.3") as direct:
@@ -90,9 +95,13 @@ async def test_behind_a_trusted_proxy_each_client_has_its_own_quota(
                 await create(direct, HUMANS, **{"X-Forwarded-For": "192.0.2.7"})
             ).status_code == 201
             retry_after(await create(direct, HUMANS, **{"X-Forwarded-For": "192.0.2.8"}))
+    reliability_log.cases, reliability_log.requests = 4, 6
 
 
-async def test_one_client_cannot_take_every_open_seat(sqlite_url: str, tmp_path: Path) -> None:
+async def test_one_client_cannot_take_every_open_seat(
+    sqlite_url: str, tmp_path: Path, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = "limits: one client joining every open seat"
     with serving(sqlite_url, tmp_path, SCOPA_JOINS_PER_MINUTE="5") as server:
         async with client(server) as http, client(server, "127.0.0.2") as other:
             ids = []
@@ -108,9 +117,14 @@ async def test_one_client_cannot_take_every_open_seat(sqlite_url: str, tmp_path:
             assert retry_after(joins[-1]) <= 60
             # The seats left are there for everybody else.
             assert (await other.post(f"/v1/matches/{ids[2]}/seats/3/join")).status_code == 200
+    reliability_log.cases, reliability_log.requests = 9, 13
+    reliability_log.notes = "5 of 9 joins let through, the other seats left to others"
 
 
-async def test_waiting_matches_and_streams_at_once(sqlite_url: str, tmp_path: Path) -> None:
+async def test_waiting_matches_and_streams_at_once(
+    sqlite_url: str, tmp_path: Path, reliability_log: ReliabilityRecord
+) -> None:
+    reliability_log.check = "limits: waiting matches and streams held at once"
     limits = {"SCOPA_WAITING_PER_ADDRESS": "2", "SCOPA_STREAMS_PER_ADDRESS": "2"}
     with serving(sqlite_url, tmp_path, **limits) as server:
         async with client(server) as http, client(server, "127.0.0.2") as other:
@@ -144,12 +158,14 @@ async def test_waiting_matches_and_streams_at_once(sqlite_url: str, tmp_path: Pa
                 lines = again.aiter_lines()
                 while "deal_started" not in await anext(lines):
                     pass
+    reliability_log.cases, reliability_log.requests = 2, 13
 
 
 @pytest.mark.postgres
 async def test_limits_hold_across_processes_and_a_dead_ones_slots_lapse(
-    postgres_url: str, tmp_path: Path
+    postgres_url: str, tmp_path: Path, reliability_log: ReliabilityRecord
 ) -> None:
+    reliability_log.check = "limits: two processes on one Postgres, one killed"
     limits = {"SCOPA_RATE_LIMIT": "3", "SCOPA_STREAMS_PER_ADDRESS": "1"}
     with (
         serving(postgres_url, tmp_path, **limits) as one,
@@ -172,3 +188,6 @@ async def test_limits_hold_across_processes_and_a_dead_ones_slots_lapse(
             while (await second.get(stream)).text.split() == ["retry:", "2000"]:
                 assert time.monotonic() - started < 35, "a dead process's slot never freed"
                 await asyncio.sleep(1)
+    reliability_log.cases, reliability_log.faults = 2, 1
+    freed = time.monotonic() - started
+    reliability_log.notes = f"the killed process's stream slot freed after {freed:.0f} s"

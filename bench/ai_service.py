@@ -87,7 +87,9 @@ async def turns_per_second(port: int, matches: int, seconds: float) -> float:
 
 
 async def ai_replies(http: httpx.AsyncClient, count: int) -> list[float]:
-    """As tests/hostile/test_ai_service.py times them."""
+    """Play seat 0 against an expert until ``count`` AI replies were timed: from the 200
+    of the human's move to the AI's ``card_played`` arriving on a long poll (API.md's "AI
+    reply"; tests/hostile/test_ai_service.py times them with this too)."""
     replies: list[float] = []
     match_id, (token,) = await create(http, HUMAN_VS_EXPERT)
     after = 0

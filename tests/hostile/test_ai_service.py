@@ -17,12 +17,12 @@ import signal
 import statistics
 import time
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import httpx
 import pytest
 
+from bench.ai_service import FOUR_EXPERTS, ai_replies, bearer, create
 from tests.support.audit import audit
 from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, start_server, start_worker
@@ -31,65 +31,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 # Quotas are not what these tests are about; the flood is only as hostile without them.
 UNLIMITED = {"SCOPA_LIMITS": "off", "SCOPA_RATE_LIMIT": "0"}
-HUMAN_VS_EXPERT = {"seats": [{"kind": "human"}, {"kind": "ai", "level": "expert"}]}
-FOUR_EXPERTS = {"seats": [{"kind": "ai", "level": "expert"}] * 4}
 REPLIES = 30
 KILL_REPLAY_SECONDS = 5.0
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-async def create(http: httpx.AsyncClient, body: dict[str, Any]) -> tuple[str, list[str]]:
-    answer = await http.post("/v1/matches", json=body)
-    assert answer.status_code == 201, answer.text
-    created = answer.json()
-    return created["match"]["id"], [t["token"] for t in created["tokens"]]
-
-
-async def ai_replies(http: httpx.AsyncClient, count: int) -> list[float]:
-    """Play seat 0 against an expert until ``count`` AI replies were timed: from the 200
-    of the human's move to the AI's ``card_played`` arriving on a long poll."""
-    replies: list[float] = []
-    match_id, (token,) = await create(http, HUMAN_VS_EXPERT)
-    after = 0
-    while len(replies) < count:
-        view = (await http.get(f"/v1/matches/{match_id}", headers=bearer(token))).json()
-        if view["status"] == "finished":
-            match_id, (token,) = await create(http, HUMAN_VS_EXPERT)
-            after = 0
-            continue
-        if view["turn"] != 0:
-            page = await http.get(
-                f"/v1/matches/{match_id}/events",
-                params={"after": after, "wait": 5},
-                headers=bearer(token),
-            )
-            after = page.json()["last_seq"]
-            continue
-        move = view["legal_moves"][0]
-        answer = await http.post(
-            f"/v1/matches/{match_id}/moves",
-            json={"card": move["card"], "capture": move["capture"]},
-            headers=bearer(token),
-        )
-        assert answer.status_code == 200, answer.text
-        moved = time.monotonic()
-        if answer.json()["turn"] != 1 or answer.json()["status"] != "active":
-            continue  # the deal or the match ended: no reply to time
-        while True:
-            page = await http.get(
-                f"/v1/matches/{match_id}/events",
-                params={"after": after, "wait": 10},
-                headers=bearer(token),
-            )
-            body = page.json()
-            after = body["last_seq"]
-            if any(e["type"] == "card_played" and e["seat"] == 1 for e in body["events"]):
-                replies.append(time.monotonic() - moved)
-                break
-    return replies
 
 
 async def hint_loop(http: httpx.AsyncClient, stop: asyncio.Event, asked: list[int]) -> None:

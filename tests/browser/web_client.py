@@ -270,7 +270,10 @@ class WebClient:
                     self.shoot("deal-end-desktop")
                     deal_shot = True
                 self.page.click("#deal-box-buttons button")
-                self.page.wait_for_selector("#deal-box:not([open])", state="attached")
+                # Closed, or open again at once as the match's end box (the same dialog).
+                self.page.wait_for_selector(
+                    "#deal-box:not([open]), #deal-box[open] [data-action=new]", state="attached"
+                )
             elif state == "turn":
                 self.play_one()
                 played += 1

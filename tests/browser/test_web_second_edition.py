@@ -180,6 +180,8 @@ def test_the_review_of_a_finished_match(
     review = httpx.get(
         f"{client.base_url}/v1/matches/{match_id}/review", params={"seat": 0}, timeout=60
     ).json()
+    # The box opens at once and fills when the client's own fetch of the review answers.
+    box.locator(".review ol li").first.wait_for(timeout=60_000)
     assert box.locator(".review ol li").count() == len(review["moves"])
     assert f"{review['total_loss']:.2f}" in box.inner_text()
 

@@ -44,6 +44,7 @@ from bench.api import (
     HOST,
     BenchError,
     admin,
+    cpu_seconds,
     create_matches,
     database_url,
     free_port,
@@ -54,15 +55,6 @@ from bench.api import (
     stop,
     wait_ready,
 )
-
-SOURCES = 200  # loopback source addresses the streams come from: 127.0.1.1 ...
-OPEN_BATCH = 250
-OPEN_SECONDS = 60.0  # per batch
-
-
-def source(i: int) -> str:
-    j = i % SOURCES
-    return f"127.0.{1 + j // 250}.{1 + j % 250}"
 
 
 def rss_kb(pid: int) -> int:
@@ -106,44 +98,10 @@ def servers(count: int, env: dict[str, str], folder: Path) -> Iterator[list[tupl
             stop(process)
 
 
-class Stream:
-    """One spectator's SSE connection: when each event's id arrived."""
-
-    def __init__(self) -> None:
-        self.arrived: dict[int, float] = {}
-        self.ready = asyncio.Event()
-        self.writer: asyncio.StreamWriter | None = None
-
-    async def follow(self, port: int, path: str, source: str) -> None:
-        reader, self.writer = await asyncio.open_connection(HOST, port, local_addr=(source, 0))
-        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
-        while line := await reader.readline():
-            if line.startswith(b"id: "):
-                self.arrived[int(line[4:])] = time.perf_counter()
-                self.ready.set()
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-
-
-async def opened(streams: list[Stream], tasks: list[asyncio.Task[None]]) -> None:
-    """Until every stream of ``streams`` has its first event; a stream that failed says why."""
-    waiting = asyncio.ensure_future(asyncio.gather(*(s.ready.wait() for s in streams)))
-    deadline = time.perf_counter() + OPEN_SECONDS
-    while not waiting.done():
-        failed = [t for t in tasks if t.done()]
-        if failed or time.perf_counter() > deadline:
-            waiting.cancel()
-            cause = failed[0].exception() if failed else None
-            raise BenchError(
-                f"{sum(not s.ready.is_set() for s in streams)} streams not open: {cause!r}"
-            )
-        await asyncio.sleep(0.05)
-
-
-async def play_one(client: httpx.AsyncClient, match_id: str, tokens: dict[int, str]) -> float:
-    """One legal move of the seat to play; the seconds its POST took."""
+async def play_one(
+    client: httpx.AsyncClient, match_id: str, tokens: dict[int, str]
+) -> tuple[float, float]:
+    """One legal move of the seat to play: the seconds its POST took, and when it answered."""
     view = (await client.get(f"/v1/matches/{match_id}")).json()
     seat = view["turn"]
     auth = {"Authorization": f"Bearer {tokens[seat]}"}
@@ -152,10 +110,10 @@ async def play_one(client: httpx.AsyncClient, match_id: str, tokens: dict[int, s
     body = {"card": move["card"], "capture": move["capture"]}
     started = time.perf_counter()
     answer = await client.post(f"/v1/matches/{match_id}/moves", json=body, headers=auth)
-    took = time.perf_counter() - started
+    answered = time.perf_counter()
     if answer.status_code != 200:
         raise BenchError(f"move refused: {answer.status_code} {answer.text}")
-    return took
+    return answered - started, answered
 
 
 async def delivery(port: int, pid: int, n: int, moves: int) -> dict[str, Any]:
@@ -165,39 +123,44 @@ async def delivery(port: int, pid: int, n: int, moves: int) -> dict[str, Any]:
         match_id = created["match"]["id"]
         tokens = {t["seat"]: t["token"] for t in created["tokens"]}
         before_kb = rss_kb(pid)
-        streams = [Stream() for _ in range(n)]
         path = f"/v1/matches/{match_id}/events/stream"
-        tasks: list[asyncio.Task[None]] = []
+        reader = await asyncio.create_subprocess_exec(
+            sys.executable,
+            *("-m", "bench.stream_reader", "--port", str(port), "--path", path),
+            *("--streams", str(n)),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert reader.stdin is not None
+        assert reader.stdout is not None
         try:
-            # A batch at a time, each open (its first event in) before the next: thousands
-            # of connects at once overflow the listen backlog and time out in SYN retries.
-            for start_at in range(0, n, OPEN_BATCH):
-                batch = list(enumerate(streams))[start_at : start_at + OPEN_BATCH]
-                tasks += [asyncio.create_task(s.follow(port, path, source(i))) for i, s in batch]
-                await opened([s for _, s in batch], tasks)
+            said = (await reader.stdout.readline()).decode().strip()
+            if said != "open":
+                raise BenchError(f"streams: {said}")
             await asyncio.sleep(1.0)
             open_kb = rss_kb(pid)
             move_s: list[float] = []
             delivered: list[float] = []
+            cpu: list[float] = []
             for _ in range(moves):
                 last = (await client.get(f"/v1/matches/{match_id}/events")).json()["last_seq"]
-                took = await play_one(client, match_id, tokens)
-                answered = time.perf_counter()
+                cpu_before = cpu_seconds(pid)
+                took, answered = await play_one(client, match_id, tokens)
                 move_s.append(took)
                 seq = last + 1
-                deadline = answered + 10
-                while any(seq not in s.arrived for s in streams):
-                    if time.perf_counter() > deadline:
-                        raise BenchError(f"seq {seq} did not reach every stream in 10 s")
-                    await asyncio.sleep(0.005)
-                delivered.append(max(s.arrived[seq] for s in streams) - answered)
+                reader.stdin.write(f"{seq}\n".encode())
+                _got, moment = (await reader.stdout.readline()).decode().split()
+                if moment == "timeout":
+                    raise BenchError(f"seq {seq} did not reach every stream in 10 s")
+                delivered.append(float(moment) - answered)
                 await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - answered)))
+                cpu_after = cpu_seconds(pid)
+                if cpu_before is not None and cpu_after is not None:
+                    cpu.append(cpu_after - cpu_before)
         finally:
-            for s in streams:
-                s.close()
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            if reader.returncode is None:
+                reader.kill()
+            await reader.wait()
     move_s.sort()
     delivered.sort()
     return {
@@ -206,6 +169,7 @@ async def delivery(port: int, pid: int, n: int, moves: int) -> dict[str, Any]:
         "move_p99_ms": round(percentile(move_s, 0.99) * 1000, 2),
         "delivery_p50_ms": round(percentile(delivered, 0.5) * 1000, 1),
         "delivery_p99_ms": round(percentile(delivered, 0.99) * 1000, 1),
+        "server_cpu_ms_per_move": round(sum(cpu) / len(cpu) * 1000, 1) if cpu else None,
         "rss_kb_per_stream": round((open_kb - before_kb) / n, 1),
     }
 
@@ -261,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"{n} streams: move p50 {row['move_p50_ms']} ms, p99 {row['move_p99_ms']} "
                     f"ms; event at the last stream p50 {row['delivery_p50_ms']} ms, p99 "
-                    f"{row['delivery_p99_ms']} ms; {row['rss_kb_per_stream']} kB a stream"
+                    f"{row['delivery_p99_ms']} ms; server CPU {row['server_cpu_ms_per_move']} ms a "
+                    f"move; {row['rss_kb_per_stream']} kB a stream"
                 )
                 figures["deliveries"].append(row)
         for k in (int(x) for x in args.processes.split(",") if x):

@@ -104,6 +104,7 @@ REFUSALS = (MatchNotActive, NotYourTurn, CannotAbort, StaleVersion, MoveRefused)
 SeatChange = Callable[[MatchState], tuple[MatchState, list[StoredEvent]]]
 
 T = TypeVar("T", bound=msgspec.Struct)
+Rendered = TypeVar("Rendered")
 LobbyStatus = Literal["waiting", "active"]
 
 
@@ -688,15 +689,17 @@ class MatchService:
         return match_view(caller.match_id, record.state, caller.seat, deadline=record.due_at)
 
     async def events(self, caller: Caller, after: int, wait: float) -> EventPage:
-        return await self.feed.page(caller.match_id, caller.seat, after, wait)
+        return await self.feed.page(caller.match_id, caller.seat, _seen(caller, after), wait)
 
     async def stream(
-        self, caller: Caller, after: int, seconds: float
-    ) -> AsyncIterator[EventView | None]:
-        """The caller's events as they happen (``Feed.stream``), counted open from its
-        first read to its end."""
+        self, caller: Caller, after: int, seconds: float, render: Callable[[EventView], Rendered]
+    ) -> AsyncIterator[Sequence[Rendered] | None]:
+        """The caller's events as they happen (``Feed.stream``), each as ``render`` makes
+        it, counted open from its first read to its end."""
         finished = caller.record.state.status == "finished"
-        events = self.feed.stream(caller.match_id, caller.seat, after, seconds, finished)
+        events = self.feed.stream(
+            caller.match_id, caller.seat, _seen(caller, after), seconds, finished, render
+        )
         self.observer.stream_opened()
         try:
             # Closed with this stream, not whenever the collector gets to it.
@@ -822,6 +825,12 @@ class MatchService:
     def _changed(self, match_id: str, state: MatchState) -> None:
         if self.on_change is not None and ai_to_play(state) is not None:
             self.on_change(match_id)
+
+
+def _seen(caller: Caller, after: int) -> int:
+    """A seq past the match's latest cannot have been seen: the caller resumes from the
+    latest (what a follower waits for is the next event, whatever it claimed)."""
+    return min(after, caller.record.state.seq)
 
 
 def _seat_of(caller: Caller, doing: str) -> int:

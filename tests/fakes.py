@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.ai import LEVELS
 from domain.ai.review import Review, review
-from domain.events import StoredEvent
+from domain.events import EventView, StoredEvent
 from domain.match import MatchState, ai_to_play, legal_moves
 from domain.moves import Move
 from service.limits import Quota, QuotaExceeded, Window
@@ -371,3 +372,21 @@ class FakeSlots:
 
     async def release(self, lease: str) -> None:
         del self.leases[lease]
+
+
+def as_is(view: EventView) -> EventView:
+    """A stream's rendering that leaves each event as the viewer's view of it."""
+    return view
+
+
+async def followed(
+    service: Any, caller: Any, after: int, seconds: float
+) -> AsyncIterator[EventView | None]:
+    """``MatchService.stream`` one event at a time (it gives them a batch at a time)."""
+    async with aclosing(service.stream(caller, after, seconds, as_is)) as batches:
+        async for batch in batches:
+            if batch is None:
+                yield None
+            else:
+                for event in batch:
+                    yield event

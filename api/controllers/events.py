@@ -10,7 +10,7 @@ import msgspec
 from litestar import Controller, Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.response import Stream
 
 from api.controllers.params import (
     SEAT_TOKEN,
@@ -25,6 +25,7 @@ from api.controllers.params import (
 from api.head import is_head
 from api.openapi import problems
 from api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, last_event_id, query_integers
+from domain.events import EventView
 from service.feed import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)
@@ -37,11 +38,35 @@ RETRY_MS = 2000
 # An EventSource gives up for good on any status but 200 and 204: a stream that cannot
 # be served now says when to come back, in a 200 that ends at once.
 COME_BACK = f"retry: {RETRY_MS}\n\n".encode()
+# Every stream starts by saying how soon to come back after it ends.
+RETRY = f"retry: {RETRY_MS}\r\n\r\n".encode()
+HEARTBEAT = b": still here\r\n\r\n"
+# What the browser's EventSource needs from a stream, and what stops proxies buffering it.
+STREAM_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Connection": "keep-alive",
+    "X-Accel-Buffering": "no",
+}
 _FINISHED = ResponseSpec(
     None,
     description="The match is finished and nothing follows the position: an EventSource "
     "stops reconnecting",
 )
+
+
+def sse_message(event: EventView) -> bytes:
+    """One event as a Server-Sent Events message; the feed makes it once for each kind of
+    viewer and every stream of that kind writes the same bytes."""
+    tag = type(event).__struct_config__.tag
+    return b"id: %d\r\nevent: %s\r\ndata: %s\r\n\r\n" % (
+        event.seq,
+        str(tag).encode(),
+        msgspec.json.encode(event),
+    )
+
+
+def sse_stream(chunks: AsyncIterator[bytes] | list[bytes]) -> Stream:
+    return Stream(chunks, media_type="text/event-stream", headers=STREAM_HEADERS)
 
 
 class EventController(Controller):
@@ -110,7 +135,7 @@ class EventController(Controller):
                 schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
             ),
         ] = None,
-    ) -> ServerSentEvent | Response[bytes]:
+    ) -> Stream | Response[bytes]:
         query_integers(request, "after")
         try:
             caller = await identify(request, service, match_id, query=True)
@@ -119,31 +144,24 @@ class EventController(Controller):
         resume = last_event_id(last_id)
         start = after if resume is None else resume
         if is_head():
-            return ServerSentEvent((), retry_duration=RETRY_MS)
+            return sse_stream([RETRY])
         state = caller.record.state
         if state.status == "finished" and start >= state.seq:
             return Response(b"", status_code=204)
 
-        async def messages() -> AsyncIterator[ServerSentEventMessage]:
+        async def messages() -> AsyncIterator[bytes]:
+            yield RETRY
             try:
                 # Held from the first message on: a stream the caps refuse ends after the
                 # retry: line, which the answer starts with (an EventSource comes back).
                 async with streams.open(request.scope, match_id) as allowed:
                     if not allowed:
                         return
-                    async for event in service.stream(caller, start, stream_seconds):
-                        if event is None:
-                            yield ServerSentEventMessage(comment="still here", data=None)
-                        else:
-                            data = msgspec.json.encode(event).decode()
-                            yield ServerSentEventMessage(
-                                data=data,
-                                event=str(type(event).__struct_config__.tag),
-                                id=event.seq,
-                            )
+                    async for batch in service.stream(caller, start, stream_seconds, sse_message):
+                        yield HEARTBEAT if batch is None else b"".join(batch)
             except Exception:
                 # The answer has started: no problem details now. Ending the stream sends
                 # the client back with Last-Event-ID, to find the database again or a 503.
                 log.warning("event stream of match %s broke off", match_id, exc_info=True)
 
-        return ServerSentEvent(messages(), retry_duration=RETRY_MS)
+        return sse_stream(messages())

@@ -11,7 +11,7 @@ import pytest
 
 from infra.settings import Settings
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
-from tests.fakes import FakeStore
+from tests.fakes import FakeBus, FakeStore
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}
 
@@ -200,7 +200,7 @@ async def test_stream_delivers_live_events_to_the_seat(client: Client) -> None:
 
 
 async def test_a_stream_that_loses_the_database_ends_cleanly(
-    client: Client, store: FakeStore, caplog: pytest.LogCaptureFixture
+    client: Client, store: FakeStore, bus: FakeBus, caplog: pytest.LogCaptureFixture
 ) -> None:
     created = await create(client)
     match_id = created["match"]["id"]
@@ -208,6 +208,8 @@ async def test_a_stream_that_loses_the_database_ends_cleanly(
     async def outage() -> None:
         await asyncio.sleep(0.2)
         store.down = True
+        # News, which the stream's watcher goes to read from a store that is down.
+        await bus.publish(match_id, 99)
 
     answer, _ = await asyncio.gather(client.get(f"/v1/matches/{match_id}/events/stream"), outage())
     assert answer.status_code == 200

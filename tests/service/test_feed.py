@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 from domain.cards import parse_card
-from domain.events import StoredEvent
+from domain.events import EventView, StoredEvent
 from domain.match import Seat, legal_moves
-from service.matches import MatchService, Setup
+from service.matches import Caller, MatchService, Setup
 from tests.api.support import DECK
-from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service
+from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service, followed
 
 FIXED = Setup(
     seats=(Seat("human"), Seat("human")),
@@ -45,7 +46,7 @@ async def test_a_hundred_streams_share_one_read_per_change() -> None:
     seen: list[list[int]] = [[] for _ in range(100)]
 
     async def follow(i: int) -> None:
-        async for event in service.stream(spectator, 0, 5.0):
+        async for event in followed(service, spectator, 0, 5.0):
             if event is not None:
                 seen[i].append(event.seq)
             if len(seen[i]) == 3:
@@ -99,7 +100,7 @@ async def test_closing_ends_streams_and_long_polls_at_once() -> None:
     spectator = await service.caller(created.match.id, None)
 
     async def follow() -> list[int]:
-        return [e.seq async for e in service.stream(spectator, 0, 60.0) if e is not None]
+        return [e.seq async for e in followed(service, spectator, 0, 60.0) if e is not None]
 
     stream = asyncio.create_task(follow())
     poll = asyncio.create_task(service.events(spectator, 1, 30))
@@ -109,3 +110,40 @@ async def test_closing_ends_streams_and_long_polls_at_once() -> None:
     assert await asyncio.wait_for(stream, 2) == [1]
     assert (await asyncio.wait_for(poll, 2)).events == ()
     assert await asyncio.wait_for(follow(), 2) == [1]  # one opened later ends at once
+
+
+async def test_each_event_is_rendered_once_for_each_kind_of_viewer_and_players_hear_first() -> None:
+    service = fake_service(FakeStore(), FakeBus())
+    created = await service.create(FIXED, None, "fp")
+    match_id = created.match.id
+    token = {t.seat: t.token for t in created.tokens}
+    spectator = await service.caller(match_id, None)
+    player = await service.caller(match_id, token[0])
+    renders: Counter[int] = Counter()
+    heard: list[str] = []  # who got seq 2, in the order they got it
+
+    def render(view: EventView) -> int:
+        renders[view.seq] += 1
+        return view.seq
+
+    async def follow(caller: Caller, who: str) -> list[int]:
+        seqs: list[int] = []
+        async for batch in service.stream(caller, 0, 5.0, render):
+            seqs += batch or []
+            if 2 in (batch or []):
+                heard.append(who)
+            if len(seqs) >= 3:
+                break
+        return seqs
+
+    # The spectators come first, so only the waking order can put the players first.
+    followers = [asyncio.create_task(follow(spectator, "spectator")) for _ in range(50)]
+    followers += [asyncio.create_task(follow(player, "player")) for _ in range(3)]
+    await asyncio.sleep(0.2)
+    await play_first_legal(service, match_id, token[1])
+    await play_first_legal(service, match_id, token[0])
+    seen = await asyncio.wait_for(asyncio.gather(*followers), 5)
+    assert all(s == [1, 2, 3] for s in seen)
+    # Two kinds of viewer, 53 followers: each event rendered twice.
+    assert renders == {1: 2, 2: 2, 3: 2}
+    assert heard[:3] == ["player"] * 3

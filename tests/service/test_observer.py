@@ -7,7 +7,7 @@ from collections import Counter
 
 from domain.match import Seat, legal_moves
 from service.matches import MatchService, Setup
-from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
+from tests.fakes import FakeBus, FakeStore, FirstMoveAi, as_is, fake_service
 from tests.service.test_matches import FIXED
 
 
@@ -99,7 +99,7 @@ async def test_a_stream_is_open_from_its_first_read_to_its_end(
     service, recorder = observed(store, bus)
     created = await service.create(FIXED, None, "fp")
     caller = await service.caller(created.match.id, None)
-    stream = service.stream(caller, 0, 0.1)
+    stream = service.stream(caller, 0, 0.1, as_is)
     assert recorder.notes["stream", "opened"] == 0  # nothing read yet
     first = await anext(stream)
     assert first is not None
@@ -108,7 +108,7 @@ async def test_a_stream_is_open_from_its_first_read_to_its_end(
     assert [event async for event in stream] == []  # nothing more before the time is up
     assert recorder.notes["stream", "closed"] == 1
     # Left early, it is closed all the same.
-    early = service.stream(caller, 0, 5)
+    early = service.stream(caller, 0, 5, as_is)
     await anext(early)
     await early.aclose()
     assert recorder.notes["stream", "opened"] == recorder.notes["stream", "closed"] == 2

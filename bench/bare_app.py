@@ -14,9 +14,9 @@
   the route answers 503.
 
 Served exactly as ``scopa serve`` serves the real app (infra/cli.py: ``gc.freeze()``
-once built, then ``uvicorn.run`` with the default loop and HTTP parser, one process, no
-uvicorn logging), so the difference between these and the real app is what the real
-app does per request.
+once built, then ``uvicorn.run`` with its event loop, uvloop, and its HTTP parser,
+httptools, one process, no uvicorn logging), so the difference between these and the
+real app is what the real app does per request.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.params import PathParameter
 
+from infra.cli import LOOP
 from infra.db import POOL_SIZE
 
 # One statement, so one round trip and its own transaction: the version bump and the
@@ -104,7 +105,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     app = build(args.database)
     gc.freeze()
-    uvicorn.run(app, host=args.host, port=args.port, log_config=None, access_log=False)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        loop=LOOP,
+        http="httptools",
+        log_config=None,
+        access_log=False,
+    )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ log = logging.getLogger("scopa")
 
 OPENAPI_PATH = Path("openapi/openapi.json")
 KEEP_ALIVE_SECONDS = 5
+# libuv's event loop: thousands of open streams wake, write and wait again for far less.
+LOOP = "uvloop"
 # SIGTERM: streams end at once; whatever request still runs gets this long.
 GRACEFUL_SHUTDOWN_SECONDS = 5
 
@@ -73,6 +75,7 @@ def _serve(settings: Settings, host: str, port: int, wait_seconds: float) -> int
         app,
         host=host,
         port=port,
+        loop=LOOP,
         http=guarded_protocol(limits),
         # uvicorn would believe X-Forwarded-For from 127.0.0.1 and rewrite the peer: the
         # app reads it only from SCOPA_TRUSTED_PROXIES (api/clients.py).

@@ -64,10 +64,9 @@ def configure(
 ) -> None:
     """``filters`` stamp records with what the formatter prints (the HTTP layer's request
     id), so this module needs to know nothing of where it comes from."""
-    # What the formatter never prints, each record would otherwise look up: the calling
-    # frame, the thread, the process (the logging HOWTO's "Optimization"). A request's
-    # access-log line cost twice as much with them.
-    logging._srcfile = None
+    # What the formatter never prints, each record would otherwise look up: the thread
+    # and the process (the logging HOWTO's "Optimization"), most of an access-log line's
+    # cost. The calling frame stays, for pytest's and other formatters that print it.
     logging.logThreads = False
     logging.logProcesses = False
     logging.logMultiprocessing = False

@@ -5,12 +5,12 @@ expected version (so of two racing writers exactly one wins) and appends the eve
 token hashes and idempotent answer with it. Driver failures surface as
 ``DatabaseUnavailable``.
 
-On Postgres the move path (``get``, ``get_for_token``, ``save``) goes to asyncpg itself,
-one statement and one round trip each, outside any explicit transaction: a single
-statement is atomic on its own, and each BEGIN or COMMIT would cost a round trip, which
-is most of a request's CPU (every answer from the server resumes the whole coroutine
-stack). asyncpg prepares each statement once per connection; SQLAlchemy would compile
-and cache-key it on every call.
+On Postgres the move path (``get``, ``get_for_token``, ``save``) and the AI runner's
+``claim_ai_turn`` go to asyncpg itself, one statement and one round trip each, outside
+any explicit transaction: a single statement is atomic on its own, and each BEGIN or
+COMMIT would cost a round trip, which is most of a request's CPU (every answer from the
+server resumes the whole coroutine stack). asyncpg prepares each statement once per
+connection; SQLAlchemy would compile and cache-key it on every call.
 """
 
 from __future__ import annotations

@@ -13,16 +13,15 @@
   costs (``write_*``). The tables are bench/api.py's to create. Without ``--database``
   the route answers 503.
 
-Served exactly as ``scopa serve`` serves the real app (infra/cli.py: ``gc.freeze()``
-once built, then ``uvicorn.run`` with its event loop, uvloop, and its HTTP parser,
-httptools, one process, no uvicorn logging), so the difference between these and the
-real app is what the real app does per request.
+Served exactly as ``scopa serve`` serves the real app (infra/cli.py: the garbage
+collector settled once built, ``infra.collector``, then ``uvicorn.run`` with its event
+loop, uvloop, and its HTTP parser, httptools, one process, no uvicorn logging), so the
+difference between these and the real app is what the real app does per request.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
 from typing import Annotated, Any
 
 import asyncpg
@@ -33,6 +32,7 @@ from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.params import PathParameter
 
+from infra import collector
 from infra.cli import LOOP
 from infra.db import POOL_SIZE
 
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--database", help="postgresql://... DSN for POST /write")
     args = parser.parse_args(argv)
     app = build(args.database)
-    gc.freeze()
+    collector.settle()
     uvicorn.run(
         app,
         host=args.host,

@@ -241,8 +241,16 @@ def resolve(state: MatchState, seat: int, card: int, capture: Sequence[int] | No
 
 def play(state: MatchState, seat: int, move: Move) -> tuple[MatchState, list[StoredEvent]]:
     """Play ``move`` for ``seat``, refusing it (IllegalMove) unless it is a legal move."""
+    return play_named(state, seat, move.card, move.capture)
+
+
+def play_named(
+    state: MatchState, seat: int, card: int, capture: Sequence[int] | None
+) -> tuple[MatchState, list[StoredEvent]]:
+    """``play(state, seat, resolve(state, seat, card, capture))``, on one copy of the deal
+    instead of two: a move request's path."""
     deal = _deal_for(state, seat)
-    move = _legal(deal, move.card, move.capture)
+    move = _legal(deal, card, capture)
     stock_before = len(deal.stock)
     taken, sweep = deal.play(move)
     seq = state.seq + 1

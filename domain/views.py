@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -206,9 +207,11 @@ class MatchView(msgspec.Struct, frozen=True):
     last_seq: Annotated[int, Meta(description="The seq of the match's latest event (0 before any)")]
 
 
+@functools.lru_cache(maxsize=4096)
 def commitment(seed: int) -> str:
     """What the view shows of a secret seed before the end: its SHA-256, so that once it is
-    revealed anyone can check it is the one the match was dealt from."""
+    revealed anyone can check it is the one the match was dealt from. Kept for the
+    matches in play: every view of every move shows it."""
     return hashlib.sha256(str(seed).encode("ascii")).hexdigest()
 
 

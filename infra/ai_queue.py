@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, delete, func, select, update
+from sqlalchemy import Double, String, Table, bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -64,9 +64,12 @@ async def requeue(conn: AsyncConnection, match_id: str, turn: dict[str, Any] | N
     await conn.execute(upsert.on_conflict_do_update(index_elements=["match_id"], set_=turn))
 
 
-def claim_statement(now: float, lease_seconds: float, by: str, *, human_only: bool) -> Any:
-    """Lease the most urgent ready turn nobody holds to ``by`` (only of a humans' match:
-    ``human_only``); RETURNING its match id."""
+def claim_statement(*, human_only: bool) -> Any:
+    """Lease the most urgent turn ready at ``:now`` that nobody holds to ``:by`` until
+    ``:until`` (only of a humans' match: ``human_only``); RETURNING its match id. Built
+    once with its parameters named, so that it can be compiled once
+    (``SqlMatchStore.claim_ai_turn``)."""
+    now = bindparam("now", type_=Double())
     free = (TURNS.c.lease_until.is_(None)) | (TURNS.c.lease_until <= now)
     if human_only:
         free = free & TURNS.c.human
@@ -81,7 +84,10 @@ def claim_statement(now: float, lease_seconds: float, by: str, *, human_only: bo
     return (
         update(TURNS)
         .where(TURNS.c.match_id == chosen)
-        .values(lease_until=now + lease_seconds, leased_by=by)
+        .values(
+            lease_until=bindparam("until", type_=Double()),
+            leased_by=bindparam("by", type_=String()),
+        )
         .returning(TURNS.c.match_id)
     )
 

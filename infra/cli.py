@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import logging
 import socket
@@ -17,6 +16,7 @@ import uvicorn
 from api import __version__
 from api.app import openapi_document
 from api.middleware import RequestIdFilter
+from infra import collector
 from infra import logging as json_logging
 from infra.app_factory import build_app
 from infra.db import DatabaseUnavailable, DatabaseUnusable
@@ -60,10 +60,7 @@ def _serve(settings: Settings, host: str, port: int, wait_seconds: float) -> int
     asyncio.run(migrate(settings.database_url, wait_seconds=wait_seconds))
     log.info("serving on http://%s:%d", host, port)
     app = build_app(settings)
-    # What start-up built (modules, routes, schemas) lives as long as the process: kept
-    # out of the collector's scans, a full collection stalls requests for far less (in
-    # bench/api.py, p99 of a move 130 ms -> 75 ms).
-    gc.freeze()
+    collector.settle()
     install_accept_log_bound()
     limits = ConnectionLimits(
         header_seconds=settings.header_timeout_seconds,

@@ -43,9 +43,9 @@ from domain.match import (
     new_match,
     offer_rematch,
     play,
+    play_named,
     rematch_of,
     resign,
-    resolve,
 )
 from domain.moves import Move
 from domain.rules import Rules, make_rules
@@ -853,7 +853,7 @@ def _play(
         raise NotYourTurn(f"it is seat {before.turn}'s turn, not seat {seat}'s")
     _check_version(before, expected_version)
     try:
-        return play(before, seat, resolve(before, seat, card, capture))
+        return play_named(before, seat, card, capture)
     except InvalidMove as exc:
         raise MoveRefused(str(exc), seat_moves(before, seat)) from exc
 

@@ -7,6 +7,7 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 
@@ -234,3 +235,26 @@ def test_json_formatter_keeps_exceptions_and_known_fields_only() -> None:
     assert line["path"] == "/p"
     assert "secret" not in line
     assert "ValueError: boom" in line["exception"]
+
+
+@pytest.mark.parametrize(
+    "created",
+    [
+        1_767_225_599.9995,  # rounds up to the next millisecond
+        1_767_225_599.9999996,  # rounds up to the next second, and year
+        1_767_225_600.0004995,
+        1_767_225_600.5,
+        1_700_000_000.0000005,  # exactly half a microsecond: to even
+        1_700_000_000.0000015,
+        0.0,
+    ],
+)
+def test_json_formatter_times_lines_as_datetime_does(created: float) -> None:
+    # The formatter writes each second out once; the line must read as datetime says.
+    formatter = JsonFormatter()
+    expected = datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")
+    for at in (created - 1, created):  # the second before is cached first
+        record = logging.LogRecord("x", logging.INFO, __file__, 1, "m", (), None)
+        record.created = at
+        line = json.loads(formatter.format(record))
+    assert line["time"] == expected

@@ -8,6 +8,8 @@ import msgspec
 import pytest
 from msgspec import UNSET, Meta, UnsetType
 
+from api.errors import AMBIGUOUS, ApiError
+from api.parsing import decode_body
 from api.validation import problems
 
 
@@ -78,3 +80,22 @@ def test_a_value_that_fits_has_no_problem() -> None:
     value = {"pets": [{"kind": "cat", "lives": 9}, {"kind": "dog"}], "tags": ["a"], "count": 2}
     assert problems(value, Outer) == []
     msgspec.convert(value, Outer)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"card": "7:D", "card": "5S"}',  # a colon in a string as well
+        b'{"a:b": 1, "a:b": 2}',  # in the repeated key itself
+        b'{"card": "7D", "x": [{"k": 1, "k": 2}]}',  # deep down
+    ],
+)
+def test_a_key_given_twice_is_refused_whatever_colons_its_strings_hold(body: bytes) -> None:
+    with pytest.raises(ApiError) as refused:
+        decode_body(body, dict[str, Any])
+    assert refused.value.kind is AMBIGUOUS
+
+
+def test_colons_inside_strings_are_no_repeated_keys() -> None:
+    value, _ = decode_body(b'{"card": "7:D", "capture": ["a:b", ":"]}', dict[str, Any])
+    assert value == {"card": "7:D", "capture": ["a:b", ":"]}

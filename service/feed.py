@@ -83,6 +83,11 @@ class _Tail:
             del self.events[: len(self.events) // 2]
             self.rendered.clear()
 
+    def end(self, after: int) -> int:
+        """The seq what is new comes after: the tail's last, or, holding none, the
+        follower's own."""
+        return self.events[-1].seq if self.events else after
+
     def render(self, render: Callable[[EventView], T], seat: int | None, event: StoredEvent) -> T:
         key = (render, seat, event.seq)
         made = self.rendered.get(key)
@@ -172,9 +177,8 @@ class Feed:
                 return await self.reads.events(match_id, after, MAX_EVENTS)
             if held is not None and tail.watcher is not None:
                 return []
-            since = tail.events[-1].seq if tail.events else after
             reading = tail.reading
-            await self._read_new(match_id, tail, since)
+            await self._read_new(match_id, tail, tail.end(after))
             if reading is None:  # this follower's own read: what it found is all there is
                 return tail.after(after) or []
 
@@ -187,8 +191,7 @@ class Feed:
             return
         if tail.watcher is None:
             # The tail is up to date (the follower has just looked): news is what follows.
-            since = tail.events[-1].seq if tail.events else after
-            tail.watcher = asyncio.create_task(self._watch(match_id, tail, since))
+            tail.watcher = asyncio.create_task(self._watch(match_id, tail, tail.end(after)))
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         tail.waiting[future] = seat

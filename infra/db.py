@@ -28,7 +28,6 @@ SERVER_FIRST = 0.5
 # Postgres connections per process: a request holds one only while a statement runs, so
 # this serves many more requests at once; the rest queue for one (up to pool_timeout).
 POOL_SIZE = 20
-SQLITE_BUSY_MS = 5000
 # While a server that does not answer yet is waited for, how often to try again.
 RETRY_SECONDS = 1.0
 
@@ -104,7 +103,14 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
         )
         event.listen(engine.sync_engine.pool, "checkout", _refuse_closed)
         return engine
-    engine = create_async_engine(parsed, pool_pre_ping=True, hide_parameters=True)
+    engine = create_async_engine(
+        parsed,
+        pool_pre_ping=True,
+        hide_parameters=True,
+        # SQLite's busy handler, from the connection's first statement on: a migration
+        # queued behind others waits for all of them, longer than a request ever should.
+        connect_args={"timeout": command_timeout},
+    )
     event.listen(engine.sync_engine, "do_connect", _sqlite_private_file)
     event.listen(engine.sync_engine, "connect", _sqlite_connect)
     event.listen(engine.sync_engine, "begin", _sqlite_begin)
@@ -145,7 +151,6 @@ def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
     cursor = dbapi_connection.cursor()
     for pragma in (
         "journal_mode=WAL",
-        f"busy_timeout={SQLITE_BUSY_MS}",
         "synchronous=NORMAL",
         "foreign_keys=ON",
     ):

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./scopa.db"
+
+T = TypeVar("T", int, float)
 
 
 class SettingsError(ValueError):
@@ -134,16 +137,23 @@ class Settings:
 
 
 def _int(env: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
-    text = env.get(name)
-    if text is None or not text.strip():
+    value = _number(env, name, int, "an integer")
+    if value is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise SettingsError(f"{name}={text!r} is not an integer") from None
     if value < minimum:
         raise SettingsError(f"{name}={value} is below {minimum}")
     return value
+
+
+def _number(env: Mapping[str, str], name: str, parse: Callable[[str], T], what: str) -> T | None:
+    """``name``'s value as ``parse`` reads it; None when unset or blank."""
+    text = env.get(name)
+    if text is None or not text.strip():
+        return None
+    try:
+        return parse(text)
+    except ValueError:
+        raise SettingsError(f"{name}={text!r} is not {what}") from None
 
 
 def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -156,13 +166,9 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    text = env.get(name)
-    if text is None or not text.strip():
+    value = _number(env, name, float, "a number of seconds")
+    if value is None:
         return default
-    try:
-        value = float(text)
-    except ValueError:
-        raise SettingsError(f"{name}={text!r} is not a number of seconds") from None
     if not 0 <= value < float("inf"):
         raise SettingsError(f"{name}={value} is not a number of seconds from 0")
     return value

@@ -24,6 +24,8 @@ import secrets
 import socket
 from collections.abc import Awaitable, Callable
 
+from infra.quiet import QuietRetries
+
 log = logging.getLogger(__name__)
 
 Claim = Callable[[float, str, bool], Awaitable[str | None]]
@@ -90,7 +92,9 @@ class AiRunner:
         self._tasks.clear()
 
     async def _claim_forever(self) -> None:
-        failing = False
+        retries = QuietRetries(
+            log, "AI turns cannot be claimed; retrying quietly", "AI turns are claimed again"
+        )
         while self._claim is not None:
             self._wake.clear()
             try:
@@ -110,14 +114,9 @@ class AiRunner:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                # Four times a second through an outage would drown the log.
-                if not failing:
-                    log.warning("AI turns cannot be claimed; retrying quietly", exc_info=True)
-                failing = True
+                retries.failed()
             else:
-                if failing:
-                    log.info("AI turns are claimed again")
-                failing = False
+                retries.succeeded()
             await _until(self._wake, self.poll_seconds)
 
     async def _run(self, match_id: str) -> None:

@@ -17,6 +17,8 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from infra.quiet import QuietRetries
+
 log = logging.getLogger(__name__)
 
 # API.md allows 2 s from a moment to its change: half a second to notice, the rest to act
@@ -54,7 +56,9 @@ class DeadlineRunner:
         self._tasks.clear()
 
     async def _poll(self) -> None:
-        failing = False
+        retries = QuietRetries(
+            log, "deadline polls failing; retrying quietly", "deadline polls answer again"
+        )
         while self._due is not None:
             self._done.clear()
             try:
@@ -68,14 +72,9 @@ class DeadlineRunner:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                # Twice a second through an outage would drown the log: once, and once back.
-                if not failing:
-                    log.warning("deadline polls failing; retrying quietly", exc_info=True)
-                failing = True
+                retries.failed()
             else:
-                if failing:
-                    log.info("deadline polls answer again")
-                failing = False
+                retries.succeeded()
             await self._pause(full=len(self._tasks) >= self.concurrency)
 
     async def _pause(self, *, full: bool) -> None:

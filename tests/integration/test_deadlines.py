@@ -177,3 +177,34 @@ async def test_a_backlog_is_worked_through_without_waiting_for_each_poll() -> No
         await runner.stop()
     # 25 batches of 8: one poll period each would take 12 s.
     assert asyncio.get_running_loop().time() - started < 2.0
+
+
+async def test_an_outage_of_the_polls_is_logged_once_and_once_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    failures = 5
+    back = asyncio.Event()
+
+    async def due(_limit: int) -> list[str]:
+        nonlocal failures
+        if failures:
+            failures -= 1
+            raise OSError("the database does not answer")
+        back.set()
+        return []
+
+    async def enforce(_match_id: str) -> None:
+        raise AssertionError("nothing is due")
+
+    runner = DeadlineRunner(poll_seconds=0.01)
+    with caplog.at_level("INFO", logger="infra.deadline_runner"):
+        await runner.start(enforce, due)
+        await asyncio.wait_for(back.wait(), 5)
+        await asyncio.sleep(0.05)
+        await runner.stop()
+
+    said = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert said == [
+        ("WARNING", "deadline polls failing; retrying quietly"),
+        ("INFO", "deadline polls answer again"),
+    ]

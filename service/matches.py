@@ -18,10 +18,9 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgspec
-from msgspec import Meta
 
 from domain.ai.review import Review
 from domain.errors import (
@@ -49,8 +48,19 @@ from domain.match import (
 )
 from domain.moves import Move
 from domain.rules import Rules, make_rules
-from domain.scoring import DealScore, Tally, tally
+from domain.scoring import tally
 from domain.views import MatchView, fairness, match_view, move_view, seat_moves
+from service.answers import (
+    Created,
+    Hint,
+    Joined,
+    Lobby,
+    Record,
+    Rematch,
+    Rematched,
+    Scores,
+    SeatToken,
+)
 from service.errors import (
     Busy,
     InvalidToken,
@@ -106,112 +116,6 @@ SeatChange = Callable[[MatchState], tuple[MatchState, list[StoredEvent]]]
 T = TypeVar("T", bound=msgspec.Struct)
 Rendered = TypeVar("Rendered")
 LobbyStatus = Literal["waiting", "active"]
-
-
-class SeatToken(msgspec.Struct, frozen=True):
-    seat: Annotated[int, Meta(description="A human seat")]
-    token: Annotated[
-        str,
-        Meta(
-            description="The seat's secret bearer token, for `Authorization: Bearer <token>`; "
-            "the server keeps only its hash"
-        ),
-    ]
-
-
-class Created(msgspec.Struct, frozen=True):
-    match: Annotated[MatchView, Meta(description="The new match, as a spectator sees it")]
-    tokens: Annotated[
-        tuple[SeatToken, ...],
-        Meta(
-            description="One token for each `human` seat, by seat; an `open` seat's token "
-            "comes from join"
-        ),
-    ]
-
-
-class Joined(msgspec.Struct, frozen=True):
-    seat: Annotated[int, Meta(description="The seat taken, now of kind `human`")]
-    token: Annotated[
-        str, Meta(description="Its secret bearer token, for `Authorization: Bearer <token>`")
-    ]
-
-
-class Scores(msgspec.Struct, frozen=True):
-    scores: Annotated[
-        tuple[int, ...], Meta(description="Each team's match points after the finished deals")
-    ]
-    deal_scores: Annotated[
-        tuple[DealScore, ...], Meta(description="The scoring of every finished deal, in order")
-    ]
-    winner: Annotated[
-        int | None, Meta(description="The team that won, once finished; null until then")
-    ]
-    current: Annotated[
-        Tally | None,
-        Meta(description="The deal in progress so far; null while waiting and once finished"),
-    ]
-
-
-class Hint(msgspec.Struct, frozen=True):
-    card: Annotated[str, Meta(description="The card to play")]
-    capture: Annotated[
-        tuple[str, ...],
-        Meta(description="The table cards to take with it; empty: it stays on the table"),
-    ]
-    sweep: Annotated[bool, Meta(description="Whether the move scores a sweep point")]
-    level: Annotated[str, Meta(description="The AI level whose choice this is")]
-    reason: Annotated[str, Meta(description="Why that level plays it, in a few words")]
-
-
-class Lobby(msgspec.Struct, frozen=True):
-    matches: Annotated[
-        tuple[MatchView, ...],
-        Meta(description="Spectator views of matches with an open seat, oldest first"),
-    ]
-    next_cursor: Annotated[
-        str | None,
-        Meta(description="The `cursor` of the next page; null on the last page"),
-    ]
-
-
-class Rematched(msgspec.Struct, frozen=True):
-    match: Annotated[MatchView, Meta(description="The rematch, as a spectator sees it")]
-    seat: Annotated[int, Meta(description="The caller's seat in the rematch")]
-    token: Annotated[str, Meta(description="The seat token of that seat in the rematch")]
-
-
-class Rematch(msgspec.Struct, frozen=True):
-    """A rematch call's outcome, kept whole for an idempotent retry: ``created`` tells the
-    first call (which made the match) from a claim of a reserved seat."""
-
-    created: bool
-    answer: Rematched
-
-
-class Record(msgspec.Struct, frozen=True):
-    match: Annotated[MatchView, Meta(description="The finished match, as a spectator sees it")]
-    seed: Annotated[
-        int | None,
-        Meta(
-            description="The secret seed the match was dealt from, as in fairness; null when seeded"
-        ),
-    ]
-    decks: Annotated[
-        tuple[tuple[str, ...], ...],
-        Meta(
-            description="Every deck, top card first, in the order dealt, voided deals "
-            "included; [] for a match never dealt"
-        ),
-    ]
-    first_dealer: Annotated[
-        int | None,
-        Meta(description="The first dealer as named at create or by a rematch; null when drawn"),
-    ]
-    events: Annotated[
-        tuple[EventView, ...],
-        Meta(description="Every event, deal_started and cards_dealt with every seat's hands"),
-    ]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from api.metrics import hint_abandoned
 from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.ratelimit import HINTS, HINTS_PER_ADDRESS
 from domain.ai import LEVELS
-from service.matches import Hint
+from service.answers import Hint
 
 
 class HintController(Controller):

@@ -32,8 +32,8 @@ from api.parsing import (
 from api.ratelimit import CREATE
 from api.schemas import CreateMatch, setup_of
 from domain.views import MatchView
+from service.answers import Created, Lobby
 from service.ids import CURSOR_PATTERN
-from service.matches import Created, Lobby
 
 AnyRequest = Request[Any, Any, Any]
 

@@ -8,7 +8,7 @@ from litestar import Controller, Request, get
 
 from api.controllers.params import SEAT_TOKEN, MatchId, Service, identify
 from api.openapi import problems
-from service.matches import Record
+from service.answers import Record
 
 
 class RecordController(Controller):

@@ -19,7 +19,7 @@ from api.controllers.params import (
 from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.parsing import bearer, idempotency_key
 from api.ratelimit import CREATE
-from service.matches import Rematched
+from service.answers import Rematched
 
 
 class RematchController(Controller):

@@ -17,7 +17,7 @@ from api.openapi import RATE_LIMIT_HEADERS, problems
 from api.parsing import bearer, idempotency_key, optional_body
 from api.ratelimit import JOINS
 from api.schemas import JoinRequest, name_of
-from service.matches import Joined
+from service.answers import Joined
 
 
 class SeatController(Controller):

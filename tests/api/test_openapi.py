@@ -20,8 +20,8 @@ from domain.rules import ACE_SWEEP_MODES, CAPTURE_MODES
 from domain.scoring import Points
 from domain.views import MatchView
 from infra.cli import render_openapi
+from service.answers import Created, Hint, Joined, Lobby, Scores
 from service.feed import EventPage
-from service.matches import Created, Hint, Joined, Lobby, Scores
 from tests.api.support import Client
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"

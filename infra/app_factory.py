@@ -35,20 +35,23 @@ log = logging.getLogger(__name__)
 # API.md keeps idempotency keys at least 24 hours; the purge leaves a margin on top.
 KEY_LIFETIME_SECONDS = 25 * 3600
 PURGE_EVERY_SECONDS = 3600.0
+REVIEW_POLL_SECONDS = 1.0
 
 
 @dataclass
 class Parts:
     """The adapters and the service of one process, and its background work: the AI's
-    turns and the matches' moments (``play``), which ``scopa serve`` runs unless
-    SCOPA_AI_IN_PROCESS is off and ``scopa worker`` always runs."""
+    turns, the reviews asked of the workers and the matches' moments (``play``), which
+    ``scopa serve`` runs unless SCOPA_AI_IN_PROCESS is off and ``scopa worker`` always
+    runs."""
 
     engine: AsyncEngine
     store: SqlMatchStore
     bus: LocalEventBus
     ai: PooledAi
     service: MatchService
-    runner: AiRunner
+    runner: AiRunner[str]
+    reviewer: AiRunner[tuple[str, int]]
     deadlines: DeadlineRunner
     heartbeat: Heartbeat
     playing: bool = False
@@ -65,6 +68,9 @@ class Parts:
             self.playing = True
             await self.runner.start(
                 self.service.play_ai_turn, self.store.claim_ai_turn, self.store.renew_ai_turn
+            )
+            await self.reviewer.start(
+                self.service.compute_review, self.store.claim_review, self.store.renew_review
             )
             await self.deadlines.start(self.service.enforce, self.service.due)
             await self.heartbeat.start()
@@ -83,6 +89,7 @@ class Parts:
         if self.playing:
             await self.deadlines.stop()
             await self.runner.stop()
+            await self.reviewer.stop()
             await self.heartbeat.stop()
         for task in self.background:
             task.cancel()
@@ -96,7 +103,9 @@ class Parts:
         await self.engine.dispose()
 
 
-def build_parts(settings: Settings) -> Parts:
+def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
+    """The parts of a process that runs AI (``ai_here``: it computes its reviews itself) or
+    of an API process that runs none (it asks the workers for reviews)."""
     engine = make_engine(settings.database_url)
     postgres = make_url(settings.database_url).get_backend_name() == "postgresql"
     store = SqlMatchStore(
@@ -106,7 +115,12 @@ def build_parts(settings: Settings) -> Parts:
     )
     ai = PooledAi(settings.ai_workers, settings.ai_budget_ms, AiMetrics())
     # As many turns at once as the pool decides: a claimed turn never waits on a process.
-    runner = AiRunner(slots=max(settings.ai_workers, 1))
+    runner: AiRunner[str] = AiRunner(slots=max(settings.ai_workers, 1))
+    # One review at a time, last of the AI work (the pool lets every decision go first);
+    # it takes seconds, so a claim a second is soon enough.
+    reviewer: AiRunner[tuple[str, int]] = AiRunner(
+        poll_seconds=REVIEW_POLL_SECONDS, name=runner.name, what="review"
+    )
     # A move stored by another process may leave an AI to play: its NOTIFY wakes the runner.
     bus = (
         PostgresEventBus(settings.database_url, heard=runner.kick) if postgres else LocalEventBus()
@@ -117,18 +131,19 @@ def build_parts(settings: Settings) -> Parts:
         reads=store,
         keys=store,
         ai=ai,
+        review_queue=None if ai_here else store,
         on_change=runner.kick,
         lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
         observer=GameMetrics(),
     )
     heartbeat = Heartbeat(store.beat, store.leave, lambda: ai.capacity, runner.name)
     ai.on_missing = heartbeat.now
-    return Parts(engine, store, bus, ai, service, runner, DeadlineRunner(), heartbeat)
+    return Parts(engine, store, bus, ai, service, runner, reviewer, DeadlineRunner(), heartbeat)
 
 
 def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> Litestar:
     """The app as ``scopa serve`` serves it; ``clock`` (unix seconds) is the limits'."""
-    parts = build_parts(settings)
+    parts = build_parts(settings, ai_here=settings.ai_in_process)
     store = parts.store
     limits = SqlLimits(parts.engine, clock=clock)
 

@@ -32,7 +32,7 @@ from sqlalchemy.util import greenlet_spawn
 from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
-from infra import ai_queue
+from infra import ai_queue, review_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
 from infra.notify import notice
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
@@ -143,6 +143,7 @@ def _pg_compiled(statement: Any) -> tuple[str, tuple[str, ...], dict[str, Any]]:
 
 
 _PG_CLAIMS = {human_only: _pg_compiled(claim) for human_only, claim in _CLAIMS.items()}
+_CLAIM_REVIEW = review_queue.claim_statement()
 
 # Raised by asyncpg before anything is sent: the statement can go again elsewhere.
 _UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
@@ -550,6 +551,39 @@ class SqlMatchStore(Abandoning):
         }
         async with write_transaction(self._engine) as conn:
             await conn.execute(dialect.insert(REVIEWS).values(**row).on_conflict_do_nothing())
+            await review_queue.done(conn, (match_id, review.seat))
+
+    @_reaching_database
+    async def ask_review(self, match_id: str, seat: int) -> None:
+        async with write_transaction(self._engine) as conn:
+            await review_queue.ask(conn, (match_id, seat), self._clock())
+
+    @_reaching_database
+    async def review_held(self, match_id: str, seat: int) -> bool:
+        held = review_queue.held_statement((match_id, seat), self._clock())
+        async with self._engine.connect() as conn:
+            return bool((await conn.execute(held)).scalar_one())
+
+    @_reaching_database
+    async def claim_review(
+        self, lease_seconds: float, by: str = "", full: bool = False
+    ) -> tuple[str, int] | None:
+        """The oldest review asked for that nobody holds, leased to ``by`` for
+        ``lease_seconds``; None when there is none, or when the claimer is ``full``: a
+        review never comes before other AI work (``infra.review_queue``)."""
+        if full:
+            return None
+        now = self._clock()
+        values = {"now": now, "until": now + lease_seconds, "by": by}
+        async with write_transaction(self._engine) as conn:
+            row = (await conn.execute(_CLAIM_REVIEW, values)).one_or_none()
+        return None if row is None else (row.match_id, row.seat)
+
+    @_reaching_database
+    async def renew_review(self, job: tuple[str, int], lease_seconds: float, by: str) -> None:
+        renew = review_queue.renew_statement(job, self._clock(), lease_seconds, by)
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(renew)
 
     @_reaching_database
     async def review(self, match_id: str, seat: int) -> Review | None:

@@ -92,6 +92,20 @@ class ReviewRow(Base):
     created_at: Mapped[float] = mapped_column(Double)
 
 
+class ReviewJobRow(Base):
+    """A review asked for by an API process that runs no AI, until a worker keeps it in
+    ``reviews`` (infra.review_queue). A worker claims it by setting ``lease_until`` and
+    renews the lease while it computes; one that dies lets it lapse, and another takes it."""
+
+    __tablename__ = "review_jobs"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)
+    asked_at: Mapped[float] = mapped_column(Double, index=True)
+    lease_until: Mapped[float | None] = mapped_column(Double)
+    leased_by: Mapped[str | None] = mapped_column(String)
+
+
 class AiTurnRow(Base):
     """A match whose seat to play is an AI: one row while the turn is pending, written in
     the same transaction as the match (infra.ai_queue). A runner claims a row by setting

@@ -83,6 +83,7 @@ from service.ports import (
     MatchReads,
     MatchRecord,
     MatchRepository,
+    ReviewQueue,
     Unobserved,
     VersionConflict,
 )
@@ -248,6 +249,7 @@ class MatchService:
         reads: MatchReads,
         keys: IdempotencyKeys,
         ai: AiPlayer | None = None,
+        review_queue: ReviewQueue | None = None,
         on_change: Callable[[str], None] | None = None,
         observer: MatchObserver | None = None,
         clock: Callable[[], float] = time.time,
@@ -264,7 +266,8 @@ class MatchService:
         self.lifecycle = lifecycle or Lifecycle()
         self.once = Once(keys)
         self.feed = Feed(reads, bus, self._last_seq, monotonic)
-        self.reviews = Reviews(matches, reads, ai)
+        # With a queue, reviews are asked of the processes that run AI, not computed here.
+        self.reviews = Reviews(matches, reads, ai, review_queue, monotonic)
         self.recent = RecentMatches()
 
     # -- who is asking --------------------------------------------------------------
@@ -752,6 +755,11 @@ class MatchService:
             self.reviews.check(caller.record, seat)
             return None
         return await self.reviews.of(caller.record, seat)
+
+    async def compute_review(self, job: tuple[str, int]) -> None:
+        """Compute and keep the review of (match, seat) asked of the processes that run AI
+        (``review_queue``), in one of them."""
+        await self.reviews.compute(*job)
 
     async def record(self, caller: Caller) -> Record:
         """A finished match whole: the seed, every deck and every hand."""

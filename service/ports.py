@@ -202,6 +202,17 @@ class EventBus(Protocol):
         """End every wait now (its waiters look again: at shutdown, that they must stop)."""
 
 
+class ReviewQueue(Protocol):
+    """Reviews asked of the processes that run AI, by a process that runs none."""
+
+    async def ask_review(self, match_id: str, seat: int) -> None:
+        """Ask for the review of ``seat``; asking again while it is pending changes nothing.
+        Keeping the review (``keep_review``) answers the asking."""
+
+    async def review_held(self, match_id: str, seat: int) -> bool:
+        """Whether a live process holds the asked review: it is computing it."""
+
+
 class AiPlayer(Protocol):
     """The AI, wherever it runs (a worker pool in production)."""
 

@@ -27,12 +27,25 @@ class ReviewController(Controller):
         summary="What the expert would have played, card by card, for one seat",
         description="For a finished match (409 before), each card `seat` played, in order, "
         "with the move the expert would have chosen knowing only what that seat knew then "
-        "(its hand, the table, every card played and by whom; never the cards it could not "
-        "see), and how many expected deal points the play gave away against it. No token "
-        "needed. The first request computes it (a few seconds for 2 players), requests "
-        "meanwhile wait for the same computation, and later ones read it back. Reviews "
-        "per client address per minute are limited (429).",
-        responses=problems(400, 401, 404, 409, 429, 503),
+        "(its hand, the table, every card played and by whom, and under reveal_ai_hands "
+        "the AI hands shown; never the cards it could not see), and how many expected deal "
+        "points the play gave away against it. No token needed. The first request computes "
+        "it (a few seconds for 2 players), requests meanwhile wait for the same "
+        "computation, and later ones read it back. Reviews per client address per minute "
+        "are limited (429).",
+        responses=problems(
+            400,
+            401,
+            404,
+            409,
+            429,
+            503,
+            text={
+                503: "The database does not answer (database-unavailable), or no AI process "
+                "computed the review in time (ai-unavailable: no worker runs, or all were "
+                "busy); see Retry-After"
+            },
+        ),
         response_headers=RATE_LIMIT_HEADERS,
         opt={"limits": (REVIEWS,)},
     )

@@ -40,6 +40,7 @@ TABLES = {
     "events",
     "idempotency",
     "reviews",
+    "review_jobs",
     "ai_turns",
     "ai_workers",
     "limit_counts",

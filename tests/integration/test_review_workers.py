@@ -1,0 +1,81 @@
+"""With SCOPA_AI_IN_PROCESS=off the API computes no review: a ``scopa worker`` does, once,
+and the API answers with what it kept; with no worker the API answers 503 ai-unavailable
+in bounded time rather than waiting forever. Real processes, on SQLite and Postgres."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+
+from infra.db import make_engine
+from infra.repositories import REVIEWS
+from infra.review_queue import JOBS
+from service import reviews
+from tests.api.support import create, finish, problem_type, tokens
+from tests.support.server_process import Server, start_server, start_worker
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+API_ENV = {"SCOPA_AI_IN_PROCESS": "off"}
+TWO_HUMANS = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 5}
+# Liveness bound for reviewing one seat of a one-deal match on a loaded machine.
+ANSWER_SECONDS = 120.0
+
+
+async def rows(database_url: str) -> tuple[int, int]:
+    """Reviews kept, reviews asked for and not yet kept."""
+    engine = make_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            kept = (await conn.execute(select(func.count()).select_from(REVIEWS))).scalar_one()
+            asked = (await conn.execute(select(func.count()).select_from(JOBS))).scalar_one()
+            return int(kept), int(asked)
+    finally:
+        await engine.dispose()
+
+
+async def test_reviews_go_to_the_worker_and_none_without_one(
+    database_url: str, tmp_path: Path
+) -> None:
+    started: list[Server] = []
+    try:
+        api = await asyncio.to_thread(start_server, database_url, tmp_path, API_ENV)
+        started.append(api)
+        async with httpx.AsyncClient(base_url=api.base_url, timeout=ANSWER_SECONDS) as client:
+            created = await create(client, TWO_HUMANS)
+            match_id = created["match"]["id"]
+            await finish(client, match_id, tokens(created))
+            url = f"/v1/matches/{match_id}/review"
+
+            began = time.monotonic()
+            alone = await client.get(url, params={"seat": 1})
+            waited = time.monotonic() - began
+            assert alone.status_code == 503, alone.text
+            assert problem_type(alone) == "ai-unavailable"
+            assert int(alone.headers["Retry-After"]) > 0
+            assert reviews.UNATTENDED_SECONDS <= waited < reviews.UNATTENDED_SECONDS + 10
+            # The API computed nothing: the review is asked for, for a worker to come.
+            assert await rows(database_url) == (0, 1)
+
+            worker = await asyncio.to_thread(start_worker, database_url, tmp_path)
+            started.append(worker)
+            answers = await asyncio.gather(
+                *(client.get(url, params={"seat": 1}) for _ in range(3)),
+                client.get(url, params={"seat": 0}),
+            )
+            assert [a.status_code for a in answers] == [200] * 4, [a.text for a in answers]
+            assert len({a.text for a in answers[:3]}) == 1
+            body = answers[0].json()
+            assert body["seat"] == 1
+            assert body["moves"], body  # a deal's plays, judged by the worker's expert
+            assert answers[3].json()["seat"] == 0
+            assert await rows(database_url) == (2, 0)  # each kept once, nothing left asked
+            again = await client.get(url, params={"seat": 1})
+            assert again.json() == body
+    finally:
+        await asyncio.gather(*(asyncio.to_thread(s.stop) for s in started))

@@ -225,6 +225,13 @@ _LINKS = {
 }
 
 
+# The 503 of the routes that need the AI, where the API may run none.
+AI_UNAVAILABLE_503 = (
+    "The database does not answer (database-unavailable), or no AI process took the work "
+    "in time (ai-unavailable: no worker runs, or all were busy); see Retry-After"
+)
+
+
 def problems(*statuses: int, text: Mapping[int, str] | None = None) -> dict[int, ResponseSpec]:
     """The error answers of an operation, documented as problem+json; ``text`` replaces
     the usual description of a status for this operation."""

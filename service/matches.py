@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import msgspec
 from msgspec import Meta
 
+from domain.ai import LEVELS
 from domain.ai.review import Review
 from domain.errors import (
     CannotAbort,
@@ -51,6 +52,7 @@ from domain.moves import Move
 from domain.rules import Rules, make_rules
 from domain.scoring import DealScore, Tally, tally
 from domain.views import MatchView, fairness, match_view, move_view, seat_moves
+from service.asked import HINT_POLL_SECONDS, HINT_WAIT_SECONDS, answered
 from service.errors import (
     Busy,
     InvalidToken,
@@ -78,6 +80,7 @@ from service.ports import (
     AiPlayer,
     Change,
     EventBus,
+    HintQueue,
     IdempotencyKeys,
     MatchObserver,
     MatchReads,
@@ -250,6 +253,7 @@ class MatchService:
         keys: IdempotencyKeys,
         ai: AiPlayer | None = None,
         review_queue: ReviewQueue | None = None,
+        hint_queue: HintQueue | None = None,
         on_change: Callable[[str], None] | None = None,
         observer: MatchObserver | None = None,
         clock: Callable[[], float] = time.time,
@@ -261,6 +265,8 @@ class MatchService:
         self.reads = reads
         self.bus = bus
         self.ai = ai
+        self.hint_queue = hint_queue
+        self.monotonic = monotonic
         self.on_change = on_change
         self.clock = clock
         self.lifecycle = lifecycle or Lifecycle()
@@ -726,27 +732,72 @@ class MatchService:
             current = tally(state.rules, state.deal, state.piles, state.sweeps)
         return Scores(state.scores, state.deal_scores, state.winner, current)
 
-    def check_hint(self, caller: Caller, level: str) -> tuple[AiPlayer, int]:
-        """The AI and the seat ``hint`` would ask, or the refusal it would give; the AI
-        itself is not asked."""
+    @property
+    def ai_levels(self) -> tuple[str, ...]:
+        """The levels hints may ask for: this process's AI's, or every level when the
+        processes that run AI are asked (``hint_queue``)."""
+        if self.ai is not None:
+            return self.ai.levels
+        return LEVELS if self.hint_queue is not None else ()
+
+    def check_hint(self, caller: Caller, level: str) -> int:
+        """The seat ``hint`` would ask for, or the refusal it would give; the AI itself is
+        not asked."""
         if caller.seat is None:
             raise InvalidToken("a hint is for a seat: send its token")
-        if self.ai is None or level not in self.ai.levels:
-            levels = ", ".join(self.ai.levels) if self.ai else "none"
+        if level not in self.ai_levels:
+            levels = ", ".join(self.ai_levels) or "none"
             raise UnknownLevel(f"unknown level {level!r}: one of {levels}")
         state = caller.record.state
         if state.status != "active":
             raise MatchNotActive(f"the match is {state.status}")
         if state.turn != caller.seat:
             raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {caller.seat}'s")
-        return self.ai, caller.seat
+        return caller.seat
 
     async def hint(self, caller: Caller, level: str) -> Hint:
-        ai, seat = self.check_hint(caller, level)
+        seat = self.check_hint(caller, level)
         state = caller.record.state
-        move, reason = await ai.decide(state, seat, level, _ai_seed(state))
+        if self.ai is not None:
+            move, reason = await self.ai.decide(state, seat, level, _ai_seed(state))
+        else:
+            assert self.hint_queue is not None  # else no level passes check_hint
+            move, reason = await self._asked_hint(
+                self.hint_queue, caller.match_id, state, seat, level
+            )
         view = move_view(state, move)
         return Hint(view.card, view.capture, view.sweep, level, reason)
+
+    async def _asked_hint(
+        self, queue: HintQueue, match_id: str, state: MatchState, seat: int, level: str
+    ) -> tuple[Move, str]:
+        """The hint decided by a process that runs AI. Its request is deleted however this
+        ends: answered, given up, or cancelled as the client went away (then, unless a
+        worker started on it, nobody decides it)."""
+        job = await queue.ask_hint(match_id, state, seat, level)
+        try:
+            return await answered(
+                lambda: queue.hint_answer(job),
+                lambda: queue.hint_held(job),
+                self.reads.ai_capacity,
+                self.monotonic,
+                HINT_POLL_SECONDS,
+                HINT_WAIT_SECONDS,
+            )
+        finally:
+            await asyncio.shield(queue.drop_hint(job))
+
+    async def compute_hint(self, job: str) -> None:
+        """Decide a hint asked of the processes that run AI (``hint_queue``), in one."""
+        # Wired only in a process that runs AI, which has both.
+        assert self.ai is not None
+        assert self.hint_queue is not None
+        asked = await self.hint_queue.hint_job(job)
+        if asked is None:
+            return  # its client went away
+        state, seat, level = asked
+        move, reason = await self.ai.decide(state, seat, level, _ai_seed(state))
+        await self.hint_queue.answer_hint(job, move, reason)
 
     async def review(self, caller: Caller, seat: int, *, compute: bool = True) -> Review | None:
         """The expert's judgement of each card ``seat`` played in the finished match;

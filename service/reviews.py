@@ -15,17 +15,9 @@ from collections.abc import Callable
 
 from domain.ai.review import Review
 from domain.errors import NoSuchSeat
-from service.errors import AiUnavailable, MatchNotFinished, MatchNotFound, UnknownLevel
+from service.asked import REVIEW_POLL_SECONDS, REVIEW_WAIT_SECONDS, answered
+from service.errors import MatchNotFinished, MatchNotFound, UnknownLevel
 from service.ports import AiPlayer, MatchReads, MatchRecord, MatchRepository, ReviewQueue
-
-# How often a process that asked for a review looks whether it is kept.
-POLL_SECONDS = 0.25
-# Asked for and held by nobody while no process runs AI for this long: no worker is coming
-# (one that dies is silent for 10 s before it no longer counts, and its lease lapses in 2).
-UNATTENDED_SECONDS = 3.0
-# At most this long in all: the workers may be busy, or none may take reviews. The review
-# stays asked for, and a later request finds it kept.
-WAIT_SECONDS = 30.0
 
 
 class Reviews:
@@ -36,7 +28,7 @@ class Reviews:
         ai: AiPlayer | None,
         queue: ReviewQueue | None = None,
         monotonic: Callable[[], float] = time.monotonic,
-        poll_seconds: float = POLL_SECONDS,
+        poll_seconds: float = REVIEW_POLL_SECONDS,
     ) -> None:
         self.matches = matches
         self.reads = reads
@@ -97,20 +89,14 @@ class Reviews:
         return await self.reads.review(record.id, seat) or review
 
     async def _asked(self, queue: ReviewQueue, record: MatchRecord, seat: int) -> Review:
-        """The review once a process that runs AI has kept it, or AiUnavailable."""
+        """The review once a process that runs AI has kept it, or AiUnavailable (the review
+        stays asked for: a later request may find it kept)."""
         await queue.ask_review(record.id, seat)
-        start = attended = self.monotonic()
-        while True:
-            await asyncio.sleep(self.poll_seconds)
-            kept = await self.reads.review(record.id, seat)
-            if kept is not None:
-                return kept
-            now = self.monotonic()
-            if await queue.review_held(record.id, seat) or await self.reads.ai_capacity():
-                attended = now
-            if now - attended >= UNATTENDED_SECONDS:
-                raise AiUnavailable("no process runs AI now: the review waits for one")
-            if now - start >= WAIT_SECONDS:
-                raise AiUnavailable(
-                    f"no process computed the review in {WAIT_SECONDS:.0f} s: it stays asked for"
-                )
+        return await answered(
+            lambda: self.reads.review(record.id, seat),
+            lambda: queue.review_held(record.id, seat),
+            self.reads.ai_capacity,
+            self.monotonic,
+            self.poll_seconds,
+            REVIEW_WAIT_SECONDS,
+        )

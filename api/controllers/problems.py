@@ -183,10 +183,10 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "a retry never applies a change twice.",
     ),
     AI_UNAVAILABLE: (
-        "The review needs the AI, and no process running it took the work in time: with "
-        "SCOPA_AI_IN_PROCESS=off the API computes no review, and no scopa worker runs, or "
-        "the workers were busy for 30 s. The review stays asked for; a worker that comes "
-        "computes and keeps it.",
+        "A review or a hint needs the AI, and no process running it took the work in time: "
+        "with SCOPA_AI_IN_PROCESS=off the API runs no AI, and no scopa worker runs, or the "
+        "workers stayed busy (30 s for a review, 10 s for a hint). A review stays asked "
+        "for: a worker that comes computes and keeps it.",
         "Send the request again after the seconds Retry-After says; a review kept meanwhile "
         "is answered at once.",
     ),

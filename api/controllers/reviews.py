@@ -10,7 +10,7 @@ from litestar.params import QueryParameter
 from api.controllers.params import SEAT_TOKEN, MatchId, Service, identify
 from api.errors import invalid
 from api.head import Unsent, is_head
-from api.openapi import RATE_LIMIT_HEADERS, problems
+from api.openapi import AI_UNAVAILABLE_503, RATE_LIMIT_HEADERS, problems
 from api.parsing import query_integers
 from api.ratelimit import REVIEWS
 from domain.ai.review import Review
@@ -40,11 +40,7 @@ class ReviewController(Controller):
             409,
             429,
             503,
-            text={
-                503: "The database does not answer (database-unavailable), or no AI process "
-                "computed the review in time (ai-unavailable: no worker runs, or all were "
-                "busy); see Retry-After"
-            },
+            text={503: AI_UNAVAILABLE_503},
         ),
         response_headers=RATE_LIMIT_HEADERS,
         opt={"limits": (REVIEWS,)},

@@ -41,6 +41,7 @@ TABLES = {
     "idempotency",
     "reviews",
     "review_jobs",
+    "hint_jobs",
     "ai_turns",
     "ai_workers",
     "limit_counts",

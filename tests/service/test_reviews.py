@@ -12,7 +12,7 @@ import pytest
 from domain.ai.review import Review
 from domain.match import Seat, new_match
 from domain.rules import make_rules
-from service import reviews
+from service.asked import REVIEW_WAIT_SECONDS, UNATTENDED_SECONDS
 from service.errors import AiUnavailable
 from service.ports import MatchRecord
 from service.reviews import Reviews
@@ -61,7 +61,7 @@ def asking(store: FakeStore, queue: FakeQueue, clock: Ticking) -> Reviews:
 
 async def test_concurrent_requests_ask_once_and_read_what_the_worker_kept() -> None:
     store, queue = FakeStore(), FakeQueue()
-    asked = asking(store, queue, Ticking(0.01))
+    reviewing = asking(store, queue, Ticking(0.01))
     kept = Review(seat=1, moves=(), total_loss=0.0)
 
     async def worker() -> None:
@@ -71,21 +71,21 @@ async def test_concurrent_requests_ask_once_and_read_what_the_worker_kept() -> N
         await store.keep_review(DONE, kept)
 
     record = finished()
-    got = await asyncio.gather(*(asked.of(record, 1) for _ in range(3)), worker())
+    got = await asyncio.gather(*(reviewing.of(record, 1) for _ in range(3)), worker())
     assert got[:3] == [kept] * 3
     assert queue.asked == [(DONE, 1)]
-    assert await asked.of(record, 1) == kept  # later: read back, nothing asked
+    assert await reviewing.of(record, 1) == kept  # later: read back, nothing asked
     assert queue.asked == [(DONE, 1)]
 
 
 async def test_no_worker_answers_ai_unavailable_in_bounded_time() -> None:
     store, queue = FakeStore(ai_capacity=0), FakeQueue()
     clock = Ticking(0.01)
-    asked = asking(store, queue, clock)
-    with pytest.raises(AiUnavailable, match="no process runs AI"):
-        await asked.of(finished(), 0)
+    reviewing = asking(store, queue, clock)
+    with pytest.raises(AiUnavailable, match="no process runs AI now"):
+        await reviewing.of(finished(), 0)
     assert queue.asked == [(DONE, 0)]
-    assert reviews.UNATTENDED_SECONDS <= clock.now < reviews.UNATTENDED_SECONDS + 0.1
+    assert UNATTENDED_SECONDS <= clock.now < UNATTENDED_SECONDS + 0.1
 
 
 async def test_a_review_held_by_a_worker_is_waited_for_while_no_worker_beats() -> None:
@@ -97,7 +97,7 @@ async def test_a_review_held_by_a_worker_is_waited_for_while_no_worker_beats() -
 
     class Computing(FakeQueue):
         async def review_held(self, match_id: str, seat: int) -> bool:
-            if clock.now > 2 * reviews.UNATTENDED_SECONDS:
+            if clock.now > 2 * UNATTENDED_SECONDS:
                 await store.keep_review(DONE, kept)  # done, at the next look
             return True
 
@@ -107,7 +107,7 @@ async def test_a_review_held_by_a_worker_is_waited_for_while_no_worker_beats() -
 async def test_workers_that_never_take_it_end_the_wait_and_leave_it_asked() -> None:
     store, queue = FakeStore(ai_capacity=1), FakeQueue()
     clock = Ticking(1.0)
-    asked = asking(store, queue, clock)
-    with pytest.raises(AiUnavailable, match="stays asked for"):
-        await asked.of(finished(), 0)
-    assert reviews.WAIT_SECONDS <= clock.now <= reviews.WAIT_SECONDS + 2
+    reviewing = asking(store, queue, clock)
+    with pytest.raises(AiUnavailable, match="no AI process answered in 30 s"):
+        await reviewing.of(finished(), 0)
+    assert REVIEW_WAIT_SECONDS <= clock.now <= REVIEW_WAIT_SECONDS + 2

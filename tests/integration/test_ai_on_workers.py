@@ -1,6 +1,8 @@
-"""With SCOPA_AI_IN_PROCESS=off the API computes no review: a ``scopa worker`` does, once,
-and the API answers with what it kept; with no worker the API answers 503 ai-unavailable
-in bounded time rather than waiting forever. Real processes, on SQLite and Postgres."""
+"""With SCOPA_AI_IN_PROCESS=off the API runs no AI at all (it has no AI pool): a ``scopa
+worker`` computes each review once and decides each hint, and the API answers with what
+the worker gave; with no worker the API answers 503 ai-unavailable in bounded time rather
+than waiting forever, and a hint whose client went away is forgotten. Real processes, on
+SQLite and Postgres."""
 
 from __future__ import annotations
 
@@ -13,11 +15,12 @@ import pytest
 from sqlalchemy import func, select
 
 from infra.db import make_engine
+from infra.hint_queue import HINTS
 from infra.repositories import REVIEWS
 from infra.review_queue import JOBS
-from service import reviews
-from tests.api.support import create, finish, problem_type, tokens
-from tests.support.server_process import Server, start_server, start_worker
+from service.asked import UNATTENDED_SECONDS
+from tests.api.support import bearer, create, finish, problem_type, tokens, view
+from tests.support.server_process import Server, running_in_group, start_server, start_worker
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -58,7 +61,7 @@ async def test_reviews_go_to_the_worker_and_none_without_one(
             assert alone.status_code == 503, alone.text
             assert problem_type(alone) == "ai-unavailable"
             assert int(alone.headers["Retry-After"]) > 0
-            assert reviews.UNATTENDED_SECONDS <= waited < reviews.UNATTENDED_SECONDS + 10
+            assert UNATTENDED_SECONDS <= waited < UNATTENDED_SECONDS + 10
             # The API computed nothing: the review is asked for, for a worker to come.
             assert await rows(database_url) == (0, 1)
 
@@ -127,5 +130,59 @@ async def test_a_worker_killed_mid_review_leaves_it_to_another(
             assert answer.json()["moves"]
             assert await rows(database_url) == (1, 0)
             assert await holder(database_url) is None
+    finally:
+        await asyncio.gather(*(asyncio.to_thread(s.stop) for s in started))
+
+
+async def hints_asked(database_url: str) -> int:
+    engine = make_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            return int((await conn.execute(select(func.count()).select_from(HINTS))).scalar_one())
+    finally:
+        await engine.dispose()
+
+
+async def test_hints_go_to_the_worker_and_none_without_one(
+    database_url: str, tmp_path: Path
+) -> None:
+    started: list[Server] = []
+    try:
+        api = await asyncio.to_thread(start_server, database_url, tmp_path, API_ENV)
+        started.append(api)
+        # No AI pool: the API process has not a single child process.
+        assert running_in_group(api.process.pid) == [api.process.pid]
+        async with httpx.AsyncClient(base_url=api.base_url, timeout=ANSWER_SECONDS) as client:
+            created = await create(client, TWO_HUMANS)
+            match_id = created["match"]["id"]
+            seats = tokens(created)
+            turn = (await view(client, match_id, seats[0]))["turn"]
+            url = f"/v1/matches/{match_id}/hint"
+            ask = {"params": {"level": "hard"}, "headers": bearer(seats[turn])}
+
+            began = time.monotonic()
+            alone = await client.get(url, **ask)
+            assert alone.status_code == 503, alone.text
+            assert problem_type(alone) == "ai-unavailable"
+            assert UNATTENDED_SECONDS <= time.monotonic() - began < UNATTENDED_SECONDS + 10
+            assert await hints_asked(database_url) == 0  # given up: nobody is to decide it
+
+            # A client that goes away: its hint is forgotten at once, long before the API
+            # would have given up on it, so no worker that comes later decides it.
+            left = time.monotonic()
+            with pytest.raises(httpx.ReadTimeout):
+                await client.get(url, timeout=0.5, **ask)
+            while await hints_asked(database_url):
+                assert time.monotonic() - left < UNATTENDED_SECONDS, "the hint stayed asked"
+                await asyncio.sleep(0.05)
+
+            started.append(await asyncio.to_thread(start_worker, database_url, tmp_path))
+            hint = await client.get(url, **ask)
+            assert hint.status_code == 200, hint.text
+            legal = (await view(client, match_id, seats[turn]))["legal_moves"]
+            assert {"card": hint.json()["card"], "capture": hint.json()["capture"]} in [
+                {"card": m["card"], "capture": m["capture"]} for m in legal
+            ]
+            assert await hints_asked(database_url) == 0
     finally:
         await asyncio.gather(*(asyncio.to_thread(s.stop) for s in started))

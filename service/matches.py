@@ -357,7 +357,7 @@ class MatchService:
     def _new_state(self, setup: Setup) -> tuple[MatchState, list[StoredEvent]]:
         """The new match, or InvalidSetup naming every impossible field at once."""
         problems: list[tuple[str, str]] = []
-        if self.ai is None:
+        if not self.ai_levels:
             problems.extend(
                 (f"seats[{i}].kind", "this server has no AI players")
                 for i, s in enumerate(setup.seats)
@@ -734,8 +734,8 @@ class MatchService:
 
     @property
     def ai_levels(self) -> tuple[str, ...]:
-        """The levels hints may ask for: this process's AI's, or every level when the
-        processes that run AI are asked (``hint_queue``)."""
+        """The levels AI seats and hints may have: this process's AI's, or every level
+        when the processes that run AI are asked (``hint_queue``); none without AI."""
         if self.ai is not None:
             return self.ai.levels
         return LEVELS if self.hint_queue is not None else ()

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from domain.cards import parse_card
+from domain.errors import InvalidSetup
 from domain.match import MatchState, Seat
 from domain.moves import Move
 from service.errors import AiUnavailable, UnknownLevel
@@ -114,3 +115,13 @@ async def test_no_worker_ends_the_hint_and_forgets_it() -> None:
     with pytest.raises(AiUnavailable):
         await service.hint(caller, "hard")
     assert queue.dropped == list(queue.asked)
+
+
+async def test_ai_seats_are_taken_where_only_the_workers_play_them() -> None:
+    """An API process without AI of its own still seats AI players: the workers play them."""
+    service = fake_service(hint_queue=FakeHints())
+    setup = Setup(seats=(Seat("human"), Seat("ai", "expert")))
+    created = await service.create(setup, None, "fp")
+    assert created.match.seats[1].kind == "ai"
+    with pytest.raises(InvalidSetup, match="no AI players"):
+        await fake_service().create(setup, None, "fp")  # no AI anywhere

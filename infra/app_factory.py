@@ -132,14 +132,13 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
     hinter: AiRunner[str] = AiRunner(
         slots=max(settings.ai_workers, 1), name=runner.name, what="hint"
     )
-
-    def kick(match_id: str) -> None:
-        runner.kick(match_id)
-        hinter.kick(match_id)
-
     # A move stored by another process may leave an AI to play, and a hint asked for wants
-    # deciding: their NOTIFY wakes the runners.
-    bus = PostgresEventBus(settings.database_url, heard=kick) if postgres else LocalEventBus()
+    # deciding: their NOTIFY wakes the runner for it.
+    bus = (
+        PostgresEventBus(settings.database_url, heard=runner.kick, hinted=hinter.kick)
+        if postgres
+        else LocalEventBus()
+    )
     service = MatchService(
         store,
         bus,

@@ -36,7 +36,7 @@ from domain.match import MatchState, ai_to_play
 from domain.moves import Move
 from infra import ai_queue, hint_queue, review_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
-from infra.notify import notice
+from infra.notify import hint_notice, notice
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.limits import Quota, QuotaExceeded
 from service.ports import (
@@ -599,9 +599,7 @@ class SqlMatchStore(Abandoning):
         async with write_transaction(self._engine) as conn:
             await conn.execute(insert(HINTS).values(**row))
             if self._notify is not None:
-                # The match's notice at the seq it stands at, marked: it wakes the AI
-                # runners to claim the hint, and no waiter of the match has news.
-                payload = notice(match_id, state.seq, ai_to_play=True)
+                payload = hint_notice(match_id, state.seq)
                 await conn.execute(_NOTIFY, {"channel": self._notify, "payload": payload})
         return job
 

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from domain.match import legal_moves
+from infra.db import make_engine
 from infra.hint_queue import HINT_TTL_SECONDS
+from infra.notify import CHANNEL, PostgresEventBus
 from infra.repositories import SqlMatchStore
 from tests.integration.test_ai_queue import LEASE, Clock, clock, created, store
+from tests.integration.test_event_bus import until
 
 __all__ = ["clock", "store"]  # the fixtures, shared with the AI turns' queue
 
@@ -81,3 +86,26 @@ async def test_racing_claimers_take_each_hint_once(store: SqlMatchStore) -> None
     jobs = [await store.ask_hint("m", state, 0, "easy") for _ in range(10)]
     won = await asyncio.gather(*(store.claim_hint(LEASE, f"w{n}") for n in range(20)))
     assert sorted(w for w in won if w is not None) == sorted(jobs)
+
+
+@pytest.mark.postgres
+async def test_asking_wakes_the_hint_runners_and_not_the_ai_turns_runners(
+    postgres_url: str,
+) -> None:
+    engine = make_engine(postgres_url)
+    heard: list[str] = []
+    hinted: list[str] = []
+    bus = PostgresEventBus(postgres_url, heard=heard.append, hinted=hinted.append)
+    await bus.start()
+    try:
+        notifying = SqlMatchStore(engine, notify=CHANNEL)
+        state = await created(notifying, "m", "human", "human")
+        await until(lambda: bus.listening)
+        await notifying.ask_hint("m", state, 0, "hard")
+        await until(lambda: hinted == ["m"])
+        assert heard == []
+        # No news for the match's waiters: the notice names the seq it stands at.
+        assert await bus.wait("m", after=state.seq, seconds=0.01) is False
+    finally:
+        await bus.stop()
+        await engine.dispose()

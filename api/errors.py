@@ -30,6 +30,7 @@ from domain.errors import (
 )
 from domain.views import MoveView
 from service.errors import (
+    AiUnavailable,
     Busy,
     IdempotencyKeyInFlight,
     IdempotencyKeyReused,
@@ -52,6 +53,8 @@ RETRY_AFTER_UNAVAILABLE = 2
 # A client at an "at once" quota of matches waits for one of them to end: API.md caps
 # the hint at 10 s.
 RETRY_AFTER_QUOTA = 10
+# A worker starting or taking over: a few seconds; a review then may be kept already.
+RETRY_AFTER_AI = 5
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ UNSUPPORTED_MEDIA_TYPE = Kind("unsupported-media-type", 415, "The body must be a
 METHOD_NOT_ALLOWED = Kind("method-not-allowed", 405, "Method not allowed on this route")
 BUSY = Kind("busy", 503, "The match is changing too fast; try again")
 UNAVAILABLE = Kind("database-unavailable", 503, "The database does not answer; try again")
+AI_UNAVAILABLE = Kind("ai-unavailable", 503, "No AI process took the work in time; try again")
 INTERNAL = Kind("internal-error", 500, "The server failed")
 # A status of the framework's that none of the above covers; the status says which.
 HTTP_ERROR = Kind("http-error", 400, "The request was refused")
@@ -112,6 +116,7 @@ _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (InvalidCursor, INVALID_CURSOR),
     (CardNotationError, VALIDATION),
     (Busy, BUSY),
+    (AiUnavailable, AI_UNAVAILABLE),
     (QuotaExceeded, RATE_LIMITED),
 )
 _HTTP: dict[int, Kind] = {
@@ -220,6 +225,8 @@ class ProblemHandler:
             return problem_response(kind, detail, headers={"WWW-Authenticate": "Bearer"})
         if isinstance(exc, Busy):
             return problem_response(kind, detail, headers={"Retry-After": "1"})
+        if isinstance(exc, AiUnavailable):
+            return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_AI)})
         if isinstance(exc, QuotaExceeded):
             return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_QUOTA)})
         return problem_response(kind, detail)

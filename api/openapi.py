@@ -8,6 +8,7 @@ that decode them: the spec then states exactly what the server enforces.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -224,13 +225,21 @@ _LINKS = {
 }
 
 
-def problems(*statuses: int) -> dict[int, ResponseSpec]:
-    """The error answers of an operation, documented as problem+json."""
+# The 503 of the routes that need the AI, where the API may run none.
+AI_UNAVAILABLE_503 = (
+    "The database does not answer (database-unavailable), or no AI process took the work "
+    "in time (ai-unavailable: no worker runs, or all were busy); see Retry-After"
+)
+
+
+def problems(*statuses: int, text: Mapping[int, str] | None = None) -> dict[int, ResponseSpec]:
+    """The error answers of an operation, documented as problem+json; ``text`` replaces
+    the usual description of a status for this operation."""
     return {
         status: ResponseSpec(
             data_container=Problem,
             media_type=PROBLEM_JSON,
-            description=_STATUS_TEXT[status],
+            description=(text or {}).get(status, _STATUS_TEXT[status]),
             generate_examples=False,
         )
         for status in statuses

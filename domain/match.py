@@ -529,6 +529,14 @@ def ai_to_play(state: MatchState) -> int | None:
     return state.turn if state.seats[state.turn].kind == "ai" else None
 
 
+def hand_shown(state: MatchState, seat: int) -> bool:
+    """Whether everyone sees ``seat``'s cards: an AI seat's once dealt, under the rules
+    option ``reveal_ai_hands`` (training)."""
+    return (
+        state.seats[seat].kind == "ai" and state.rules.reveal_ai_hands and state.status != "waiting"
+    )
+
+
 def human_to_play(state: MatchState) -> int | None:
     """The human seat whose turn it is, if any."""
     if state.status != "active" or state.turn is None:

@@ -14,7 +14,16 @@ from msgspec import Meta
 from domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
 from domain.deal import team_of
 from domain.events import EndReason
-from domain.match import MatchState, Seat, SeatKind, Status, current_deal, is_sweep, on_the_clock
+from domain.match import (
+    MatchState,
+    Seat,
+    SeatKind,
+    Status,
+    current_deal,
+    hand_shown,
+    is_sweep,
+    on_the_clock,
+)
 from domain.moves import Move
 from domain.rules import Rules
 from domain.scoring import DealScore
@@ -222,9 +231,9 @@ def fairness(state: MatchState) -> Fairness | None:
     return Fairness(commitment(state.seed), revealed)
 
 
-def _shown_hand(state: MatchState, seat: int, kind: str) -> tuple[str, ...] | None:
+def _shown_hand(state: MatchState, seat: int) -> tuple[str, ...] | None:
     """An AI seat's cards, for everyone, when the rules reveal them (training)."""
-    if kind != "ai" or not state.rules.reveal_ai_hands or state.status == "waiting":
+    if not hand_shown(state, seat):
         return None
     if state.status == "finished":
         return ()
@@ -239,7 +248,7 @@ def _seat_view(state: MatchState, i: int, s: Seat) -> SeatView:
         level=s.level,
         hand_count=len(state.hands[i]),
         name=s.name,
-        hand=_shown_hand(state, i, s.kind),
+        hand=_shown_hand(state, i),
     )
 
 

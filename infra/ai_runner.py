@@ -8,7 +8,8 @@ it does. It claims again as soon as a slot frees, when told of a change (``kick`
 move in this process, or a NOTIFY from another), and otherwise every ``poll_seconds``,
 which is also when a paced AI-only match's next turn comes ready. Nothing is kept
 between claims: a turn left by a process that died is claimed by another once its lease
-lapses, within ``lease_seconds`` however long a decision takes.
+lapses, within ``lease_seconds`` however long a decision takes. A second runner claims
+the reviews asked of the workers (``infra.review_queue``) the same way.
 
 ``Heartbeat`` tells the store, every few seconds and whenever it changes, how many
 decisions this process can make at once, for ``/ready`` and the metrics.
@@ -22,14 +23,17 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Generic, TypeVar
 
 from infra.quiet import QuietRetries
 
 log = logging.getLogger(__name__)
 
-Claim = Callable[[float, str, bool], Awaitable[str | None]]
-Renew = Callable[[str, float, str], Awaitable[None]]
+# What a runner claims: a match's id for its AI turn, a match and seat for a review.
+K = TypeVar("K", bound=Hashable)
+Claim = Callable[[float, str, bool], Awaitable[K | None]]
+Renew = Callable[[K, float, str], Awaitable[None]]
 
 POLL_SECONDS = 0.25
 # A claimed turn is another's after this long without a renewal (one every third of it):
@@ -46,22 +50,24 @@ async def _until(event: asyncio.Event, seconds: float) -> None:
             await event.wait()
 
 
-class AiRunner:
+class AiRunner(Generic[K]):
     def __init__(
         self,
         slots: int = 1,
         poll_seconds: float = POLL_SECONDS,
         lease_seconds: float = LEASE_SECONDS,
         name: str = "",
+        what: str = "AI turn",
     ) -> None:
         self.slots = max(slots, 1)
+        self.what = what  # in log lines: what is claimed
         self.poll_seconds = poll_seconds
         self.lease_seconds = lease_seconds
         self.name = name or worker_id()
-        self._play: Callable[[str], Awaitable[object]] | None = None
-        self._claim: Claim | None = None
-        self._renew: Renew | None = None
-        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._play: Callable[[K], Awaitable[object]] | None = None
+        self._claim: Claim[K] | None = None
+        self._renew: Renew[K] | None = None
+        self._tasks: dict[K, asyncio.Task[None]] = {}
         self._wake = asyncio.Event()
         self._claimer: asyncio.Task[None] | None = None
 
@@ -71,9 +77,9 @@ class AiRunner:
 
     async def start(
         self,
-        play: Callable[[str], Awaitable[object]],
-        claim: Claim,
-        renew: Renew | None = None,
+        play: Callable[[K], Awaitable[object]],
+        claim: Claim[K],
+        renew: Renew[K] | None = None,
     ) -> None:
         """``claim(lease_seconds, name, human_only)`` leases a pending turn's match to this
         runner (only a humans' match's when ``human_only``);
@@ -81,7 +87,7 @@ class AiRunner:
         self._play = play
         self._claim = claim
         self._renew = renew
-        self._claimer = asyncio.create_task(self._claim_forever(), name="ai-claims")
+        self._claimer = asyncio.create_task(self._claim_forever(), name=f"{self.what} claims")
 
     async def stop(self) -> None:
         tasks = [t for t in (self._claimer, *self._tasks.values()) if t is not None]
@@ -93,7 +99,9 @@ class AiRunner:
 
     async def _claim_forever(self) -> None:
         retries = QuietRetries(
-            log, "AI turns cannot be claimed; retrying quietly", "AI turns are claimed again"
+            log,
+            f"{self.what}s cannot be claimed; retrying quietly",
+            f"{self.what}s are claimed again",
         )
         while self._claim is not None:
             self._wake.clear()
@@ -119,7 +127,7 @@ class AiRunner:
                 retries.succeeded()
             await _until(self._wake, self.poll_seconds)
 
-    async def _run(self, match_id: str) -> None:
+    async def _run(self, match_id: K) -> None:
         renewing = asyncio.create_task(self._renew_forever(match_id), name=f"lease:{match_id}")
         try:
             if self._play is not None:
@@ -128,13 +136,13 @@ class AiRunner:
             raise
         except Exception:
             # The lease lapses and the turn is claimed again, once the cause is gone.
-            log.exception("AI turn of match %s failed", match_id)
+            log.exception("%s of %s failed", self.what, match_id)
         finally:
             renewing.cancel()
             self._tasks.pop(match_id, None)
             self._wake.set()  # a slot is free
 
-    async def _renew_forever(self, match_id: str) -> None:
+    async def _renew_forever(self, match_id: K) -> None:
         while self._renew is not None:
             await asyncio.sleep(self.lease_seconds / 3)
             try:

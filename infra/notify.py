@@ -33,6 +33,12 @@ def notice(match_id: str, seq: int, ai_to_play: bool) -> str:
     return f"{match_id}:{seq}:ai" if ai_to_play else f"{match_id}:{seq}"
 
 
+def hint_notice(match_id: str, seq: int) -> str:
+    """What asking a worker for a hint sends: the match at the seq it stands at (no waiter
+    of the match has news), marked so that only the hint runners are woken."""
+    return f"{match_id}:{seq}:hint"
+
+
 class LocalEventBus:
     """Wake-ups within this process."""
 
@@ -94,7 +100,7 @@ class PostgresEventBus(LocalEventBus):
     round trip of its own, so ``publish`` only wakes this process. Call ``start`` once
     the event loop runs and ``stop`` at shutdown. ``heard`` is told the match of every
     change heard from any process that leaves an AI to play (the AI runner looks for a
-    turn to claim).
+    turn to claim), ``hinted`` the match of every hint asked of the workers.
     """
 
     def __init__(
@@ -104,9 +110,11 @@ class PostgresEventBus(LocalEventBus):
         health_interval: float = 10.0,
         max_backoff: float = 5.0,
         heard: Callable[[str], None] | None = None,
+        hinted: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__()
         self._heard = heard
+        self._hinted = hinted
         # Accept the SQLAlchemy URL of the store as well as a plain libpq one.
         self._dsn = make_url(dsn).set(drivername="postgresql").render_as_string(False)
         self._health_interval = health_interval
@@ -182,3 +190,5 @@ class PostgresEventBus(LocalEventBus):
             self.announce(match_id, int(seq))
             if self._heard is not None and mark == "ai":
                 self._heard(match_id)
+            elif self._hinted is not None and mark == "hint":
+                self._hinted(match_id)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import secrets
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -32,9 +33,10 @@ from sqlalchemy.util import greenlet_spawn
 from domain.ai.review import Review
 from domain.events import StoredEvent
 from domain.match import MatchState, ai_to_play
-from infra import ai_queue
+from domain.moves import Move
+from infra import ai_queue, hint_queue, review_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
-from infra.notify import notice
+from infra.notify import hint_notice, notice
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.limits import Quota, QuotaExceeded
 from service.ports import (
@@ -64,6 +66,7 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode_state = msgspec.msgpack.Decoder(MatchState).decode
 _decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
 _decode_review = msgspec.msgpack.Decoder(Review).decode
+_decode_hint = msgspec.msgpack.Decoder(tuple[Move, str]).decode
 
 _PG_GET = "SELECT state, created_at, due_at FROM matches WHERE id = $1"
 _PG_GET_FOR_TOKEN = """
@@ -143,6 +146,10 @@ def _pg_compiled(statement: Any) -> tuple[str, tuple[str, ...], dict[str, Any]]:
 
 
 _PG_CLAIMS = {human_only: _pg_compiled(claim) for human_only, claim in _CLAIMS.items()}
+_CLAIM_REVIEW = review_queue.claim_statement()
+_CLAIM_HINT = hint_queue.claim_statement()
+HINTS = hint_queue.HINTS
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 # Raised by asyncpg before anything is sent: the statement can go again elsewhere.
 _UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
@@ -550,6 +557,120 @@ class SqlMatchStore(Abandoning):
         }
         async with write_transaction(self._engine) as conn:
             await conn.execute(dialect.insert(REVIEWS).values(**row).on_conflict_do_nothing())
+            await review_queue.done(conn, (match_id, review.seat))
+
+    @_reaching_database
+    async def ask_review(self, match_id: str, seat: int) -> None:
+        async with write_transaction(self._engine) as conn:
+            await review_queue.ask(conn, (match_id, seat), self._clock())
+
+    @_reaching_database
+    async def review_held(self, match_id: str, seat: int) -> bool:
+        held = review_queue.held_statement((match_id, seat), self._clock())
+        async with self._engine.connect() as conn:
+            return bool((await conn.execute(held)).scalar_one())
+
+    @_reaching_database
+    async def claim_review(
+        self, lease_seconds: float, by: str = "", full: bool = False
+    ) -> tuple[str, int] | None:
+        """The oldest review asked for that nobody holds, leased to ``by`` for
+        ``lease_seconds``; None when there is none, or when the claimer is ``full``: a
+        review never comes before other AI work (``infra.review_queue``)."""
+        if full:
+            return None
+        now = self._clock()
+        values = {"now": now, "until": now + lease_seconds, "by": by}
+        async with write_transaction(self._engine) as conn:
+            row = (await conn.execute(_CLAIM_REVIEW, values)).one_or_none()
+        return None if row is None else (row.match_id, row.seat)
+
+    @_reaching_database
+    async def ask_hint(self, match_id: str, state: MatchState, seat: int, level: str) -> str:
+        job = secrets.token_urlsafe(12)
+        row = {
+            "id": job,
+            "match_id": match_id,
+            "state": _encode(state),
+            "seat": seat,
+            "level": level,
+            "asked_at": self._clock(),
+        }
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(insert(HINTS).values(**row))
+            if self._notify is not None:
+                payload = hint_notice(match_id, state.seq)
+                await conn.execute(_NOTIFY, {"channel": self._notify, "payload": payload})
+        return job
+
+    @_reaching_database
+    async def hint_answer(self, job: str) -> tuple[Move, str] | None:
+        query = select(HINTS.c.answer).where(HINTS.c.id == job)
+        async with self._engine.connect() as conn:
+            answer = (await conn.execute(query)).scalar_one_or_none()
+        return None if answer is None else _decode_hint(answer)
+
+    @_reaching_database
+    async def hint_held(self, job: str) -> bool:
+        async with self._engine.connect() as conn:
+            held = await conn.execute(hint_queue.held_statement(job, self._clock()))
+            return bool(held.scalar_one())
+
+    @_reaching_database
+    async def drop_hint(self, job: str) -> None:
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(hint_queue.drop_statement(job))
+
+    @_reaching_database
+    async def hint_job(self, job: str) -> tuple[MatchState, int, str] | None:
+        query = select(HINTS.c.state, HINTS.c.seat, HINTS.c.level).where(HINTS.c.id == job)
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).one_or_none()
+        return None if row is None else (_decode_state(row.state), row.seat, row.level)
+
+    @_reaching_database
+    async def answer_hint(self, job: str, move: Move, reason: str) -> None:
+        answer = update(HINTS).where(HINTS.c.id == job).values(answer=_encode((move, reason)))
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(answer)
+
+    @_reaching_database
+    async def claim_hint(
+        self, lease_seconds: float, by: str = "", full: bool = False
+    ) -> str | None:
+        """The oldest hint asked for that nobody holds, leased to ``by`` for
+        ``lease_seconds``; None when there is none or the claimer is ``full``
+        (``infra.hint_queue``)."""
+        if full:
+            return None
+        now = self._clock()
+        values = {
+            "now": now,
+            "until": now + lease_seconds,
+            "by": by,
+            "since": now - hint_queue.HINT_TTL_SECONDS,
+        }
+        async with write_transaction(self._engine) as conn:
+            return (await conn.execute(_CLAIM_HINT, values)).scalar_one_or_none()
+
+    @_reaching_database
+    async def renew_hint(self, job: str, lease_seconds: float, by: str) -> None:
+        renew = hint_queue.renew_statement(job, self._clock(), lease_seconds, by)
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(renew)
+
+    @_reaching_database
+    async def purge_hints(self) -> int:
+        """Delete the hints whose askers are gone (``hint_queue.HINT_TTL_SECONDS``)."""
+        purge = hint_queue.purge_statement(self._clock() - hint_queue.HINT_TTL_SECONDS)
+        async with write_transaction(self._engine) as conn:
+            return (await conn.execute(purge)).rowcount
+
+    @_reaching_database
+    async def renew_review(self, job: tuple[str, int], lease_seconds: float, by: str) -> None:
+        renew = review_queue.renew_statement(job, self._clock(), lease_seconds, by)
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(renew)
 
     @_reaching_database
     async def review(self, match_id: str, seat: int) -> Review | None:

@@ -92,6 +92,39 @@ class ReviewRow(Base):
     created_at: Mapped[float] = mapped_column(Double)
 
 
+class ReviewJobRow(Base):
+    """A review asked for by an API process that runs no AI, until a worker keeps it in
+    ``reviews`` (infra.review_queue). A worker claims it by setting ``lease_until`` and
+    renews the lease while it computes; one that dies lets it lapse, and another takes it."""
+
+    __tablename__ = "review_jobs"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)
+    asked_at: Mapped[float] = mapped_column(Double, index=True)
+    lease_until: Mapped[float | None] = mapped_column(Double)
+    leased_by: Mapped[str | None] = mapped_column(String)
+
+
+class HintJobRow(Base):
+    """A hint asked for by an API process that runs no AI (infra.hint_queue): the state
+    it is for, until a worker writes ``answer`` and the asking process reads and deletes
+    the row; deleted unanswered when the asking client went away. A worker claims it by
+    setting ``lease_until``."""
+
+    __tablename__ = "hint_jobs"
+
+    id: Mapped[str] = mapped_column(String, primary_key=True)
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"))
+    state: Mapped[bytes] = mapped_column(LargeBinary)  # domain.match.MatchState, msgpack
+    seat: Mapped[int] = mapped_column(Integer)
+    level: Mapped[str] = mapped_column(String)
+    asked_at: Mapped[float] = mapped_column(Double, index=True)
+    lease_until: Mapped[float | None] = mapped_column(Double)
+    leased_by: Mapped[str | None] = mapped_column(String)
+    answer: Mapped[bytes | None] = mapped_column(LargeBinary)  # the move and its reason
+
+
 class AiTurnRow(Base):
     """A match whose seat to play is an AI: one row while the turn is pending, written in
     the same transaction as the match (infra.ai_queue). A runner claims a row by setting

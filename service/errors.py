@@ -43,6 +43,11 @@ class MatchNotFinished(ServiceError):
     """What is only shown once a match is over (its record) was asked for before."""
 
 
+class AiUnavailable(ServiceError):
+    """No process took the AI work asked for in time (no worker runs, or all are busy);
+    asking again later will do."""
+
+
 class Busy(ServiceError):
     """The match kept changing under the request; retrying later will do."""
 

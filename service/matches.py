@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from domain.ai import LEVELS
 from domain.ai.review import Review
 from domain.errors import (
     CannotAbort,
@@ -61,6 +62,7 @@ from service.answers import (
     Scores,
     SeatToken,
 )
+from service.asked import HINT_POLL_SECONDS, HINT_WAIT_SECONDS, answered
 from service.errors import (
     Busy,
     InvalidToken,
@@ -88,11 +90,13 @@ from service.ports import (
     AiPlayer,
     Change,
     EventBus,
+    HintQueue,
     IdempotencyKeys,
     MatchObserver,
     MatchReads,
     MatchRecord,
     MatchRepository,
+    ReviewQueue,
     Unobserved,
     VersionConflict,
 )
@@ -152,6 +156,8 @@ class MatchService:
         reads: MatchReads,
         keys: IdempotencyKeys,
         ai: AiPlayer | None = None,
+        review_queue: ReviewQueue | None = None,
+        hint_queue: HintQueue | None = None,
         on_change: Callable[[str], None] | None = None,
         observer: MatchObserver | None = None,
         clock: Callable[[], float] = time.time,
@@ -163,12 +169,15 @@ class MatchService:
         self.reads = reads
         self.bus = bus
         self.ai = ai
+        self.hint_queue = hint_queue
+        self.monotonic = monotonic
         self.on_change = on_change
         self.clock = clock
         self.lifecycle = lifecycle or Lifecycle()
         self.once = Once(keys)
         self.feed = Feed(reads, bus, self._last_seq, monotonic)
-        self.reviews = Reviews(matches, reads, ai)
+        # With a queue, reviews are asked of the processes that run AI, not computed here.
+        self.reviews = Reviews(matches, reads, ai, review_queue, monotonic)
         self.recent = RecentMatches()
 
     # -- who is asking --------------------------------------------------------------
@@ -252,7 +261,7 @@ class MatchService:
     def _new_state(self, setup: Setup) -> tuple[MatchState, list[StoredEvent]]:
         """The new match, or InvalidSetup naming every impossible field at once."""
         problems: list[tuple[str, str]] = []
-        if self.ai is None:
+        if not self.ai_levels:
             problems.extend(
                 (f"seats[{i}].kind", "this server has no AI players")
                 for i, s in enumerate(setup.seats)
@@ -627,27 +636,72 @@ class MatchService:
             current = tally(state.rules, state.deal, state.piles, state.sweeps)
         return Scores(state.scores, state.deal_scores, state.winner, current)
 
-    def check_hint(self, caller: Caller, level: str) -> tuple[AiPlayer, int]:
-        """The AI and the seat ``hint`` would ask, or the refusal it would give; the AI
-        itself is not asked."""
+    @property
+    def ai_levels(self) -> tuple[str, ...]:
+        """The levels AI seats and hints may have: this process's AI's, or every level
+        when the processes that run AI are asked (``hint_queue``); none without AI."""
+        if self.ai is not None:
+            return self.ai.levels
+        return LEVELS if self.hint_queue is not None else ()
+
+    def check_hint(self, caller: Caller, level: str) -> int:
+        """The seat ``hint`` would ask for, or the refusal it would give; the AI itself is
+        not asked."""
         if caller.seat is None:
             raise InvalidToken("a hint is for a seat: send its token")
-        if self.ai is None or level not in self.ai.levels:
-            levels = ", ".join(self.ai.levels) if self.ai else "none"
+        if level not in self.ai_levels:
+            levels = ", ".join(self.ai_levels) or "none"
             raise UnknownLevel(f"unknown level {level!r}: one of {levels}")
         state = caller.record.state
         if state.status != "active":
             raise MatchNotActive(f"the match is {state.status}")
         if state.turn != caller.seat:
             raise NotYourTurn(f"it is seat {state.turn}'s turn, not seat {caller.seat}'s")
-        return self.ai, caller.seat
+        return caller.seat
 
     async def hint(self, caller: Caller, level: str) -> Hint:
-        ai, seat = self.check_hint(caller, level)
+        seat = self.check_hint(caller, level)
         state = caller.record.state
-        move, reason = await ai.decide(state, seat, level, _ai_seed(state))
+        if self.ai is not None:
+            move, reason = await self.ai.decide(state, seat, level, _ai_seed(state))
+        else:
+            assert self.hint_queue is not None  # else no level passes check_hint
+            move, reason = await self._asked_hint(
+                self.hint_queue, caller.match_id, state, seat, level
+            )
         view = move_view(state, move)
         return Hint(view.card, view.capture, view.sweep, level, reason)
+
+    async def _asked_hint(
+        self, queue: HintQueue, match_id: str, state: MatchState, seat: int, level: str
+    ) -> tuple[Move, str]:
+        """The hint decided by a process that runs AI. Its request is deleted however this
+        ends: answered, given up, or cancelled as the client went away (then, unless a
+        worker started on it, nobody decides it)."""
+        job = await queue.ask_hint(match_id, state, seat, level)
+        try:
+            return await answered(
+                lambda: queue.hint_answer(job),
+                lambda: queue.hint_held(job),
+                self.reads.ai_capacity,
+                self.monotonic,
+                HINT_POLL_SECONDS,
+                HINT_WAIT_SECONDS,
+            )
+        finally:
+            await asyncio.shield(queue.drop_hint(job))
+
+    async def compute_hint(self, job: str) -> None:
+        """Decide a hint asked of the processes that run AI (``hint_queue``), in one."""
+        # Wired only in a process that runs AI, which has both.
+        assert self.ai is not None
+        assert self.hint_queue is not None
+        asked = await self.hint_queue.hint_job(job)
+        if asked is None:
+            return  # its client went away
+        state, seat, level = asked
+        move, reason = await self.ai.decide(state, seat, level, _ai_seed(state))
+        await self.hint_queue.answer_hint(job, move, reason)
 
     async def review(self, caller: Caller, seat: int, *, compute: bool = True) -> Review | None:
         """The expert's judgement of each card ``seat`` played in the finished match;
@@ -656,6 +710,11 @@ class MatchService:
             self.reviews.check(caller.record, seat)
             return None
         return await self.reviews.of(caller.record, seat)
+
+    async def compute_review(self, job: tuple[str, int]) -> None:
+        """Compute and keep the review of (match, seat) asked of the processes that run AI
+        (``review_queue``), in one of them."""
+        await self.reviews.compute(*job)
 
     async def record(self, caller: Caller) -> Record:
         """A finished match whole: the seed, every deck and every hand."""

@@ -202,6 +202,40 @@ class EventBus(Protocol):
         """End every wait now (its waiters look again: at shutdown, that they must stop)."""
 
 
+class ReviewQueue(Protocol):
+    """Reviews asked of the processes that run AI, by a process that runs none."""
+
+    async def ask_review(self, match_id: str, seat: int) -> None:
+        """Ask for the review of ``seat``; asking again while it is pending changes nothing.
+        Keeping the review (``keep_review``) answers the asking."""
+
+    async def review_held(self, match_id: str, seat: int) -> bool:
+        """Whether a live process holds the asked review: it is computing it."""
+
+
+class HintQueue(Protocol):
+    """Hints asked of the processes that run AI, by a process that runs none; and the
+    worker's side of them."""
+
+    async def ask_hint(self, match_id: str, state: MatchState, seat: int, level: str) -> str:
+        """Ask for ``level``'s move for ``seat`` in the match's ``state``; the request's id."""
+
+    async def hint_answer(self, job: str) -> tuple[Move, str] | None:
+        """The move and its reason, once a process answered."""
+
+    async def hint_held(self, job: str) -> bool:
+        """Whether a live process holds the hint: it is deciding it."""
+
+    async def drop_hint(self, job: str) -> None:
+        """Forget the request, answered or not: nobody decides it any more."""
+
+    async def hint_job(self, job: str) -> tuple[MatchState, int, str] | None:
+        """The state, seat and level asked for; None once dropped."""
+
+    async def answer_hint(self, job: str, move: Move, reason: str) -> None:
+        """Give the request its answer (nothing if dropped meanwhile)."""
+
+
 class AiPlayer(Protocol):
     """The AI, wherever it runs (a worker pool in production)."""
 

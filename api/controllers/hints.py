@@ -11,7 +11,7 @@ from api.controllers.params import REQUIRED_SEAT_TOKEN, MatchId, Service, identi
 from api.disconnect import CLIENT_GONE, unless_gone
 from api.head import Unsent, is_head
 from api.metrics import hint_abandoned
-from api.openapi import RATE_LIMIT_HEADERS, problems
+from api.openapi import AI_UNAVAILABLE_503, RATE_LIMIT_HEADERS, problems
 from api.ratelimit import HINTS, HINTS_PER_ADDRESS
 from domain.ai import LEVELS
 from service.answers import Hint
@@ -29,7 +29,7 @@ class HintController(Controller):
         "its reason, from what that seat may know. Only on the seat's turn (409 otherwise). "
         "Asking changes nothing. Hints per token and per client address per minute are "
         "limited (429).",
-        responses=problems(400, 401, 404, 409, 429, 503),
+        responses=problems(400, 401, 404, 409, 429, 503, text={503: AI_UNAVAILABLE_503}),
         response_headers=RATE_LIMIT_HEADERS,
         opt={"limits": (HINTS, HINTS_PER_ADDRESS)},
     )

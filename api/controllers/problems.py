@@ -10,6 +10,7 @@ from litestar import MediaType, get
 from litestar.params import PathParameter
 
 from api.errors import (
+    AI_UNAVAILABLE,
     AMBIGUOUS,
     BUSY,
     CANNOT_ABORT,
@@ -180,6 +181,14 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "The server's database does not answer, for a moment or longer.",
         "Send the request again after the seconds Retry-After says; with an Idempotency-Key "
         "a retry never applies a change twice.",
+    ),
+    AI_UNAVAILABLE: (
+        "A review or a hint needs the AI, and no process running it took the work in time: "
+        "with SCOPA_AI_IN_PROCESS=off the API runs no AI, and no scopa worker runs, or the "
+        "workers stayed busy (30 s for a review, 10 s for a hint). A review stays asked "
+        "for: a worker that comes computes and keeps it.",
+        "Send the request again after the seconds Retry-After says; a review kept meanwhile "
+        "is answered at once.",
     ),
     INTERNAL: (
         "The server failed on a request it should have answered; the failure is logged with "

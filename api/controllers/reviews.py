@@ -10,7 +10,7 @@ from litestar.params import QueryParameter
 from api.controllers.params import SEAT_TOKEN, MatchId, Service, identify
 from api.errors import invalid
 from api.head import Unsent, is_head
-from api.openapi import RATE_LIMIT_HEADERS, problems
+from api.openapi import AI_UNAVAILABLE_503, RATE_LIMIT_HEADERS, problems
 from api.parsing import query_integers
 from api.ratelimit import REVIEWS
 from domain.ai.review import Review
@@ -27,12 +27,21 @@ class ReviewController(Controller):
         summary="What the expert would have played, card by card, for one seat",
         description="For a finished match (409 before), each card `seat` played, in order, "
         "with the move the expert would have chosen knowing only what that seat knew then "
-        "(its hand, the table, every card played and by whom; never the cards it could not "
-        "see), and how many expected deal points the play gave away against it. No token "
-        "needed. The first request computes it (a few seconds for 2 players), requests "
-        "meanwhile wait for the same computation, and later ones read it back. Reviews "
-        "per client address per minute are limited (429).",
-        responses=problems(400, 401, 404, 409, 429, 503),
+        "(its hand, the table, every card played and by whom, and under reveal_ai_hands "
+        "the AI hands shown; never the cards it could not see), and how many expected deal "
+        "points the play gave away against it. No token needed. The first request computes "
+        "it (a few seconds for 2 players), requests meanwhile wait for the same "
+        "computation, and later ones read it back. Reviews per client address per minute "
+        "are limited (429).",
+        responses=problems(
+            400,
+            401,
+            404,
+            409,
+            429,
+            503,
+            text={503: AI_UNAVAILABLE_503},
+        ),
         response_headers=RATE_LIMIT_HEADERS,
         opt={"limits": (REVIEWS,)},
     )

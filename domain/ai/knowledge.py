@@ -1,8 +1,9 @@
 """What one seat may know, and the moves it can make from that alone.
 
-Strategies receive a ``Knowledge`` and nothing else: it has no field for another hand or
-the order of the stock, so a strategy cannot peek even by accident. Every card taken is
-public (it was face up when taken), so the piles are here in full.
+Strategies receive a ``Knowledge`` and nothing else: it has no field for the order of the
+stock, and another hand only where everyone sees it (``shown``), so a strategy cannot peek
+even by accident. Every card taken is public (it was face up when taken), so the piles are
+here in full.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import msgspec
 from domain.captures import CaptureRules, capture_rules, is_last_play, table_key
 from domain.cards import DECK, VALUE
 from domain.deal import team_of
-from domain.match import MatchState
+from domain.match import MatchState, hand_shown
 from domain.moves import Move
 from domain.rules import Rules
 
 
-class Knowledge(msgspec.Struct, frozen=True):
+# omit_defaults: with nothing shown a Knowledge encodes as it did before ``shown`` existed,
+# so the coach's seeds (a hash of the encoding) are unchanged for such matches.
+class Knowledge(msgspec.Struct, frozen=True, omit_defaults=True):
     rules: Rules
     players: int
     seat: int
@@ -31,6 +34,10 @@ class Knowledge(msgspec.Struct, frozen=True):
     sweeps: tuple[int, ...]
     last_capturer: int | None
     scores: tuple[int, ...]
+    # Per seat, the hand everyone sees under ``reveal_ai_hands`` (None: hidden). The coach
+    # fills it; a seat in play is left without it, as the contract's AI seats see only
+    # what their seat may know. (): nothing shown.
+    shown: tuple[tuple[int, ...] | None, ...] = ()
 
     @property
     def team(self) -> int:
@@ -38,11 +45,13 @@ class Knowledge(msgspec.Struct, frozen=True):
 
     @property
     def unseen(self) -> tuple[int, ...]:
-        """The cards this seat has not seen: in other hands or in the stock."""
+        """The cards this seat has not seen: in hidden hands or in the stock."""
         seen = set(self.hand)
         seen.update(self.table)
         for pile in self.piles:
             seen.update(pile)
+        for hand in self.shown:
+            seen.update(hand or ())
         return tuple(c for c in DECK if c not in seen)
 
     @property
@@ -57,7 +66,12 @@ class Knowledge(msgspec.Struct, frozen=True):
         )
 
 
-def knowledge_of(state: MatchState, seat: int) -> Knowledge:
+def knowledge_of(state: MatchState, seat: int, *, with_shown: bool = False) -> Knowledge:
+    """What ``seat`` knows of ``state``; ``with_shown`` adds the hands the rules show to
+    everyone."""
+    shown = tuple(h if hand_shown(state, i) else None for i, h in enumerate(state.hands))
+    if not with_shown or all(h is None for h in shown):
+        shown = ()
     return Knowledge(
         rules=state.rules,
         players=state.players,
@@ -72,6 +86,7 @@ def knowledge_of(state: MatchState, seat: int) -> Knowledge:
         sweeps=state.sweeps,
         last_capturer=state.last_capturer,
         scores=state.scores,
+        shown=shown,
     )
 
 

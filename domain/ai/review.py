@@ -2,7 +2,9 @@
 
 The match is replayed from its start and its events. Before each card seat N played, the
 expert's search values every legal move with what N knew then: its ``Knowledge`` (its
-hand, the table, the piles, the counts) and the deal's plays so far, each with its seat.
+hand, the table, the piles, the counts, and under ``reveal_ai_hands`` the AI hands shown,
+which every sampled world then deals as they are) and the deal's plays so far, each with
+its seat.
 Its worlds are drawn from a hash of exactly that, so the cards N could not see cannot
 change the review, not even through the random draws. Values are in deal points (N's team
 minus the other, over the rest of the deal), without the match-odds term the expert
@@ -109,7 +111,7 @@ def review(initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Rev
         elif isinstance(event, CardPlayed):
             move = Move.of(parse_card(event.card), [parse_card(c) for c in event.capture])
             if event.seat == seat:
-                k = knowledge_of(state, seat)
+                k = knowledge_of(state, seat, with_shown=True)
                 best, loss, reason = judge(k, plays, move)
                 reviewed.append(
                     ReviewedPlay(

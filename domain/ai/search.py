@@ -32,15 +32,18 @@ MATCH_WEIGHT = 8.0
 
 
 def world(k: Knowledge, unseen: Sequence[int], rng: SplitMix64) -> Deal:
-    """One deal consistent with ``k``: the unseen cards shuffled into the other hands (each
-    its known count) and the stock."""
+    """One deal consistent with ``k``: the unseen cards shuffled into the hidden hands (each
+    its known count) and the stock; a hand everyone sees stays as it is."""
     cards = list(unseen)
     rng.shuffle(cards)
     hands: list[list[int]] = []
     at = 0
     for seat, count in enumerate(k.hand_counts):
+        shown = k.shown[seat] if k.shown else None
         if seat == k.seat:
             hands.append(list(k.hand))
+        elif shown is not None:
+            hands.append(list(shown))
         else:
             hands.append(cards[at : at + count])
             at += count

@@ -10,8 +10,9 @@ import pytest
 from domain.ai import LEVELS, decide, easy, expert, hard, medium
 from domain.ai.knowledge import Knowledge, candidates, knowledge_of
 from domain.cards import DECK
-from domain.match import MatchState, is_sweep, legal_moves
+from domain.match import MatchState, Seat, is_sweep, legal_moves
 from domain.rng import SplitMix64
+from domain.rules import make_rules
 from tests.ai.positions import VARIANTS, random_positions, rules_for
 
 
@@ -47,7 +48,27 @@ def test_knowledge_has_no_field_for_hidden_cards() -> None:
         "sweeps",
         "last_capturer",
         "scores",
+        # Only hands everyone sees (reveal_ai_hands), and only for the coach: see below.
+        "shown",
     }
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_seat_in_play_is_not_shown_the_revealed_hands(players: int) -> None:
+    """Under reveal_ai_hands the views show the AI hands, but an AI seat still plays from
+    what its own seat may know; the coach alone adds the shown hands, and only AI seats'."""
+    rules = make_rules(players=players, reveal_ai_hands=True)
+    for state in random_positions(rules, players, seed=5, count=40):
+        seat = state.turn
+        assert seat is not None
+        assert knowledge_of(state, seat).shown == ()
+        assert set(knowledge_of(state, seat).unseen) >= set(state.stock)
+        human = msgspec.structs.replace(state, seats=(Seat("human"), *state.seats[1:]))
+        coached = knowledge_of(human, seat, with_shown=True)
+        assert coached.shown == (None, *state.hands[1:])
+        assert set(coached.unseen) == set(state.stock) | set(state.hands[0] if seat != 0 else ())
+        plain = msgspec.structs.replace(state, rules=make_rules(players=players))
+        assert knowledge_of(plain, seat, with_shown=True).shown == ()
 
 
 @pytest.mark.parametrize("choose", [easy.choose, medium.choose, hard.choose, expert.choose])

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
 import pytest
 
 from domain.ai import decide
-from domain.ai.review import Review, review
-from domain.cards import DECK, NAME, parse_card
+from domain.ai import review as coach
+from domain.ai.knowledge import Knowledge, knowledge_of
+from domain.ai.review import Review, information_seed, judge, review
+from domain.ai.search import world
+from domain.cards import DECK, NAME, parse_card, parse_cards
 from domain.events import CardPlayed, DealStarted, StoredEvent
 from domain.match import MatchState, Seat, legal_moves, new_match, play
 from domain.moves import Move
 from domain.rng import SplitMix64
-from domain.rules import make_rules
+from domain.rules import Rules, make_rules
 
 RULES = make_rules()
 SEATS = (Seat("ai", "medium"), Seat("ai", "hard"))
@@ -40,10 +44,10 @@ def moves_of(events: Sequence[StoredEvent]) -> list[tuple[int, Move]]:
 
 
 def match(
-    given: list[list[int]], script: Sequence[tuple[int, Move]] = ()
+    given: list[list[int]], script: Sequence[tuple[int, Move]] = (), rules: Rules = RULES
 ) -> tuple[MatchState, list[StoredEvent]]:
     """A match dealt from ``given``: the scripted plays first, then the AI seats' own."""
-    initial, events = new_match(RULES, SEATS, 9, given, first_dealer=0)
+    initial, events = new_match(rules, SEATS, 9, given, first_dealer=0)
     state = initial
     for seat, move in script:
         state, more = play(state, seat, move)
@@ -157,3 +161,75 @@ def test_cards_the_seat_could_not_see_cannot_change_its_review_so_far(
     before = [m for m in got.moves if m.seq <= seq]
     assert before
     assert [m for m in other.moves if m.seq <= seq] == before
+
+
+def test_under_reveal_ai_hands_the_coach_knows_the_ai_hand() -> None:
+    """Seat 0 must lay a card on a bare table. Without seeing the rival's hand the cheapest
+    card, its 5, is the expert's move; shown the rival's three 5s, laying it gives away a
+    sweep, and the 6 is the move."""
+    mine = parse_cards(["5C", "6C", "7C"])
+    theirs = parse_cards(["5D", "5H", "5S"])
+    rest = [c for c in DECK if c not in mine + theirs]
+
+    def knowledge(shown: tuple[tuple[int, ...] | None, ...]) -> Knowledge:
+        return Knowledge(
+            rules=RULES,
+            players=2,
+            seat=0,
+            dealer=1,
+            turn=0,
+            hand=tuple(mine),
+            table=(),
+            piles=(tuple(rest[0:10:2]), tuple(rest[1:10:2])),
+            hand_counts=(3, 3),
+            deck_count=len(rest) - 10,
+            sweeps=(0, 1),
+            last_capturer=1,
+            scores=(0, 0),
+            shown=shown,
+        )
+
+    hidden, seen = knowledge(()), knowledge((None, tuple(theirs)))
+    five = Move.of(mine[0], [])
+    assert judge(hidden, [], five)[:2] == (five, 0.0)
+    best, loss, _ = judge(seen, [], five)
+    assert best == Move.of(mine[1], [])
+    assert loss > 1.0  # the sweep, and the 5 it takes
+    assert information_seed(seen, []) != information_seed(hidden, [])
+
+
+def test_every_world_deals_a_shown_hand_as_it_is() -> None:
+    initial, _ = new_match(make_rules(reveal_ai_hands=True), SEATS, 9, decks(3), first_dealer=0)
+    k = knowledge_of(initial, 0, with_shown=True)
+    assert k.shown == initial.hands  # both seats are AI seats
+    rng = SplitMix64(1)
+    for _ in range(50):
+        deal = world(k, k.unseen, rng)
+        assert deal.hands == [list(h) for h in initial.hands]
+        assert sorted(deal.stock) == sorted(initial.stock)
+    # Hidden, the rival's hand is dealt anew from the unseen cards.
+    hidden = msgspec.structs.replace(k, shown=())
+    assert len({tuple(world(hidden, hidden.unseen, rng).hands[1]) for _ in range(50)}) > 1
+
+
+def test_the_review_sees_the_ai_hands_the_rules_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Knowledge] = []
+
+    def spy(k: Knowledge, plays: Sequence[coach.Play], played: Move) -> tuple[Move, float, str]:
+        seen.append(k)
+        return played, 0.0, "spied"
+
+    monkeypatch.setattr(coach, "judge", spy)
+    for reveal in (False, True):
+        seen.clear()
+        initial, events = match(decks(3), rules=make_rules(reveal_ai_hands=reveal))
+        review(initial, events, 0)
+        state = initial
+        judged = iter(seen)
+        for seat, move in moves_of(events):
+            if seat == 0:
+                k = next(judged)
+                assert k.shown == (state.hands if reveal else ())
+                assert not set(k.unseen) & set(state.hands[1] if reveal else ())
+            state, _ = play(state, seat, move)
+        assert next(judged, None) is None

@@ -40,6 +40,8 @@ TABLES = {
     "events",
     "idempotency",
     "reviews",
+    "review_jobs",
+    "hint_jobs",
     "ai_turns",
     "ai_workers",
     "limit_counts",

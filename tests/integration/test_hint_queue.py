@@ -1,0 +1,111 @@
+"""The hints asked of the workers (infra.hint_queue) in the SQL store, on SQLite and
+Postgres: claimed oldest first under a lease by one of many claimers, answered on their
+row, never claimed once dropped (the client went away) or once their asker is gone."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from domain.match import legal_moves
+from infra.db import make_engine
+from infra.hint_queue import HINT_TTL_SECONDS
+from infra.notify import CHANNEL, PostgresEventBus
+from infra.repositories import SqlMatchStore
+from tests.integration.test_ai_queue import LEASE, Clock, clock, created, store
+from tests.integration.test_event_bus import until
+
+__all__ = ["clock", "store"]  # the fixtures, shared with the AI turns' queue
+
+
+async def test_a_hint_is_claimed_once_answered_and_read(store: SqlMatchStore) -> None:
+    state = await created(store, "m", "human", "human")
+    job = await store.ask_hint("m", state, 0, "expert")
+    assert await store.hint_answer(job) is None
+    assert not await store.hint_held(job)
+    assert await store.claim_hint(LEASE, "a") == job
+    assert await store.claim_hint(LEASE, "b") is None
+    assert await store.hint_held(job)
+    assert await store.hint_job(job) == (state, 0, "expert")
+
+    move = legal_moves(state)[0]
+    await store.answer_hint(job, move, "because")
+    assert await store.hint_answer(job) == (move, "because")
+    await store.drop_hint(job)
+    assert await store.hint_answer(job) is None
+    assert await store.hint_job(job) is None
+
+
+async def test_a_dropped_hint_is_never_claimed(store: SqlMatchStore) -> None:
+    state = await created(store, "m", "human", "human")
+    job = await store.ask_hint("m", state, 0, "hard")
+    await store.drop_hint(job)  # its client went away first
+    assert await store.claim_hint(LEASE, "a") is None
+
+
+async def test_oldest_first_and_a_full_claimer_takes_none(
+    store: SqlMatchStore, clock: Clock
+) -> None:
+    state = await created(store, "m", "human", "human")
+    first = await store.ask_hint("m", state, 0, "hard")
+    clock.now += 1
+    second = await store.ask_hint("m", state, 0, "easy")
+    assert await store.claim_hint(LEASE, "a", True) is None
+    assert [await store.claim_hint(LEASE, "a") for _ in range(3)] == [first, second, None]
+
+
+async def test_a_lapsed_lease_leaves_the_hint_to_another_until_answered(
+    store: SqlMatchStore, clock: Clock
+) -> None:
+    state = await created(store, "m", "human", "human")
+    job = await store.ask_hint("m", state, 0, "hard")
+    assert await store.claim_hint(LEASE, "a") == job
+    await store.renew_hint(job, LEASE, "b")  # not b's: nothing changes
+    clock.now += LEASE
+    assert not await store.hint_held(job)
+    assert await store.claim_hint(LEASE, "b") == job
+    await store.answer_hint(job, legal_moves(state)[0], "done")
+    clock.now += LEASE
+    assert await store.claim_hint(LEASE, "c") is None  # answered: nothing left to decide
+
+
+async def test_a_hint_whose_asker_is_gone_is_not_claimed_and_is_purged(
+    store: SqlMatchStore, clock: Clock
+) -> None:
+    state = await created(store, "m", "human", "human")
+    await store.ask_hint("m", state, 0, "hard")
+    clock.now += HINT_TTL_SECONDS + 1
+    kept = await store.ask_hint("m", state, 0, "hard")
+    assert await store.purge_hints() == 1
+    assert await store.claim_hint(LEASE, "a") == kept
+
+
+async def test_racing_claimers_take_each_hint_once(store: SqlMatchStore) -> None:
+    state = await created(store, "m", "human", "human")
+    jobs = [await store.ask_hint("m", state, 0, "easy") for _ in range(10)]
+    won = await asyncio.gather(*(store.claim_hint(LEASE, f"w{n}") for n in range(20)))
+    assert sorted(w for w in won if w is not None) == sorted(jobs)
+
+
+@pytest.mark.postgres
+async def test_asking_wakes_the_hint_runners_and_not_the_ai_turns_runners(
+    postgres_url: str,
+) -> None:
+    engine = make_engine(postgres_url)
+    heard: list[str] = []
+    hinted: list[str] = []
+    bus = PostgresEventBus(postgres_url, heard=heard.append, hinted=hinted.append)
+    await bus.start()
+    try:
+        notifying = SqlMatchStore(engine, notify=CHANNEL)
+        state = await created(notifying, "m", "human", "human")
+        await until(lambda: bus.listening)
+        await notifying.ask_hint("m", state, 0, "hard")
+        await until(lambda: hinted == ["m"])
+        assert heard == []
+        # No news for the match's waiters: the notice names the seq it stands at.
+        assert await bus.wait("m", after=state.seq, seconds=0.01) is False
+    finally:
+        await bus.stop()
+        await engine.dispose()

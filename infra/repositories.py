@@ -310,7 +310,15 @@ class SqlMatchStore(Abandoning):
             if quota is not None:
                 await self._within(conn, quota)
             await _insert_match(
-                conn, record, events, token_hashes, answer, now, quota, self._ai_only_pace
+                conn,
+                record,
+                events,
+                token_hashes,
+                answer,
+                now,
+                quota,
+                self._ai_only_pace,
+                self._notify,
             )
 
     @_reaching_database
@@ -339,7 +347,15 @@ class SqlMatchStore(Abandoning):
                 )
             await _append(conn, offer.match_id, offer.events)
             await _insert_match(
-                conn, record, events, token_hashes, answer, now, quota, self._ai_only_pace
+                conn,
+                record,
+                events,
+                token_hashes,
+                answer,
+                now,
+                quota,
+                self._ai_only_pace,
+                self._notify,
             )
             if self._notify is not None:
                 # As a save does: delivered on commit, to the finished match's long polls.
@@ -817,6 +833,7 @@ async def _insert_match(
     now: float,
     quota: Quota | None,
     ai_only_pace: float,
+    notify: str | None,
 ) -> None:
     try:
         await conn.execute(
@@ -839,6 +856,11 @@ async def _insert_match(
     turn = ai_queue.pending_turn(record.state, now, ai_only_pace, created=True)
     if turn is not None:
         await ai_queue.requeue(conn, record.id, turn)
+        if notify is not None:
+            # An AI that plays first: the processes that run AI hear of it on commit,
+            # not at their next poll.
+            payload = notice(record.id, record.state.seq, True)
+            await conn.execute(select(func.pg_notify(notify, payload)))
 
 
 async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:

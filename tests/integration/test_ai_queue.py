@@ -5,6 +5,7 @@ of AI seats only, and claimed by one of many claimers racing."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -13,6 +14,7 @@ from domain.events import StoredEvent
 from domain.match import MatchState, Seat, SeatKind, legal_moves, new_match, play
 from domain.rules import make_rules
 from infra.db import make_engine
+from infra.notify import CHANNEL, PostgresEventBus
 from infra.repositories import SqlMatchStore
 from service.ports import MatchRecord
 
@@ -194,3 +196,28 @@ async def test_a_full_claimer_takes_only_humans_matches(store: SqlMatchStore) ->
     assert await store.claim_ai_turn(LEASE, "a", True) is None
     await moved(store, "mixed", mixed)
     assert await store.claim_ai_turn(LEASE, "a", True) == "mixed"
+
+
+@pytest.mark.postgres
+async def test_a_new_match_whose_ai_plays_first_wakes_the_ai_runners(postgres_url: str) -> None:
+    # An API process that runs no AI creates it: the workers must hear of it at once.
+    heard: list[str] = []
+    bus = PostgresEventBus(postgres_url, heard=heard.append)
+    engine = make_engine(postgres_url)
+    await bus.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not bus.listening:
+            assert time.monotonic() < deadline, "the bus never listened"
+            await asyncio.sleep(0.01)
+        notifying = SqlMatchStore(engine, notify=CHANNEL, ai_only_pace=PACE)
+        await created(notifying, "humans-first", "human", "ai")
+        await created(notifying, "ai-first", "ai", "human")
+        while heard != ["ai-first"]:
+            assert time.monotonic() < deadline, heard
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        assert heard == ["ai-first"]
+    finally:
+        await bus.stop()
+        await engine.dispose()

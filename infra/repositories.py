@@ -26,8 +26,10 @@ import asyncpg
 import msgspec
 from sqlalchemy import Table, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql import Executable
 from sqlalchemy.util import greenlet_spawn
 
 from domain.ai.review import Review
@@ -365,6 +367,11 @@ class SqlMatchStore(Abandoning):
                     )
                 )
 
+    async def _write(self, statement: Executable) -> CursorResult[Any]:
+        """One statement in a write transaction of its own."""
+        async with write_transaction(self._engine) as conn:
+            return await conn.execute(statement)
+
     async def _within(self, conn: AsyncConnection, quota: Quota) -> None:
         """QuotaExceeded unless the owner holds fewer than ``quota.cap`` matches of it.
         Creations of one owner queue on a lock until the transaction ends, so racing
@@ -634,8 +641,7 @@ class SqlMatchStore(Abandoning):
 
     @_reaching_database
     async def drop_hint(self, job: str) -> None:
-        async with write_transaction(self._engine) as conn:
-            await conn.execute(hint_queue.drop_statement(job))
+        await self._write(hint_queue.drop_statement(job))
 
     @_reaching_database
     async def hint_job(self, job: str) -> tuple[MatchState, int, str] | None:
@@ -647,8 +653,7 @@ class SqlMatchStore(Abandoning):
     @_reaching_database
     async def answer_hint(self, job: str, move: Move, reason: str) -> None:
         answer = update(HINTS).where(HINTS.c.id == job).values(answer=_encode((move, reason)))
-        async with write_transaction(self._engine) as conn:
-            await conn.execute(answer)
+        await self._write(answer)
 
     @_reaching_database
     async def claim_hint(
@@ -672,21 +677,18 @@ class SqlMatchStore(Abandoning):
     @_reaching_database
     async def renew_hint(self, job: str, lease_seconds: float, by: str) -> None:
         renew = hint_queue.renew_statement(job, self._clock(), lease_seconds, by)
-        async with write_transaction(self._engine) as conn:
-            await conn.execute(renew)
+        await self._write(renew)
 
     @_reaching_database
     async def purge_hints(self) -> int:
         """Delete the hints whose askers are gone (``hint_queue.HINT_TTL_SECONDS``)."""
         purge = hint_queue.purge_statement(self._clock() - hint_queue.HINT_TTL_SECONDS)
-        async with write_transaction(self._engine) as conn:
-            return (await conn.execute(purge)).rowcount
+        return (await self._write(purge)).rowcount
 
     @_reaching_database
     async def renew_review(self, job: tuple[str, int], lease_seconds: float, by: str) -> None:
         renew = review_queue.renew_statement(job, self._clock(), lease_seconds, by)
-        async with write_transaction(self._engine) as conn:
-            await conn.execute(renew)
+        await self._write(renew)
 
     @_reaching_database
     async def review(self, match_id: str, seat: int) -> Review | None:
@@ -721,8 +723,7 @@ class SqlMatchStore(Abandoning):
     @_reaching_database
     async def renew_ai_turn(self, match_id: str, lease_seconds: float, by: str) -> None:
         renew = ai_queue.renew_statement(match_id, self._clock(), lease_seconds, by)
-        async with write_transaction(self._engine) as conn:
-            await conn.execute(renew)
+        await self._write(renew)
 
     @_reaching_database
     async def ai_backlog(self) -> AiBacklog:

@@ -10,6 +10,9 @@ On a fresh Postgres database (``bench.scale.database``, unpaced, quotas off):
    expert, timed from the 200 of its move to the AI's ``card_played`` on a long poll
    (API.md's "AI reply"), first alone, then while one address floods: 30 matches of four
    expert AI seats and 12 loops of expert hints, ten a second each.
+3. Hints: ``--hints`` hard hints asked one after another, timed from the request to its
+   200, of an API process running no AI with one worker, then of the latency phase's
+   ``scopa serve`` before its flood.
 
 Run: ``python bench/ai_service.py`` (about a minute); the last line is JSON.
 """
@@ -144,6 +147,24 @@ async def hint_loop(http: httpx.AsyncClient, stop: asyncio.Event) -> int:
     return asked
 
 
+async def hint_times(port: int, count: int, level: str) -> dict[str, float]:
+    """``count`` hints asked one after another for the seat to move: each from the request
+    to its 200, as its client sees it."""
+    async with httpx.AsyncClient(base_url=f"http://{HOST}:{port}", timeout=30) as http:
+        match_id, tokens = await create(http, {"seats": [{"kind": "human"}] * 2})
+        view = (await http.get(f"/v1/matches/{match_id}", headers=bearer(tokens[0]))).json()
+        token = tokens[view["turn"]]
+        times = []
+        for _ in range(count):
+            began = time.monotonic()
+            answer = await http.get(
+                f"/v1/matches/{match_id}/hint", params={"level": level}, headers=bearer(token)
+            )
+            answer.raise_for_status()
+            times.append(time.monotonic() - began)
+    return summary(times)
+
+
 def summary(replies: list[float]) -> dict[str, float]:
     ordered = sorted(replies)
     return {
@@ -171,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="throughput window")
     parser.add_argument("--matches", type=int, default=8, help="AI-only matches for throughput")
     parser.add_argument("--replies", type=int, default=30, help="AI replies timed per run")
+    parser.add_argument("--hints", type=int, default=50, help="hints timed each way")
     args = parser.parse_args(argv)
     result: dict[str, Any] = {"machine": platform.machine(), "cpus": _cpus()}
     with tempfile.TemporaryDirectory() as folder_name:
@@ -185,10 +207,25 @@ def main(argv: list[str] | None = None) -> int:
                     rate = asyncio.run(turns_per_second(started[0][0], args.matches, args.seconds))
             result[f"turns_per_second_{count}_worker{'s' if count > 1 else ''}"] = round(rate, 1)
             print(f"{count} worker(s): {rate:.1f} AI turns/s", flush=True)
+        hints: dict[str, Any] = {}
+        with database() as env:
+            env = {**env, "SCOPA_AI_WORKERS": "1"}
+            with (
+                servers(1, {**env, "SCOPA_AI_IN_PROCESS": "off"}, folder) as started,
+                workers(1, env, folder),
+            ):
+                hints["by_worker"] = asyncio.run(hint_times(started[0][0], args.hints, "hard"))
         with database() as env, servers(1, {**env, "SCOPA_AI_WORKERS": "2"}, folder) as started:
+            hints["in_process"] = asyncio.run(hint_times(started[0][0], args.hints, "hard"))
             result["ai_reply"] = asyncio.run(latency(started[0][0], args.replies))
+        result["hard_hint"] = hints
         reply = result["ai_reply"]
         print(f"AI reply alone: {reply['quiet']}; under the flood: {reply['flood']}", flush=True)
+        print(
+            f"hard hint, asked of a worker: {hints['by_worker']}; "
+            f"in the API process: {hints['in_process']}",
+            flush=True,
+        )
     print(json.dumps(result))
     return 0
 

@@ -34,7 +34,7 @@ from sqlalchemy.util import greenlet_spawn
 
 from domain.ai.review import Review
 from domain.events import StoredEvent
-from domain.match import MatchState, ai_to_play
+from domain.match import MatchState
 from domain.moves import Move
 from infra import ai_queue, hint_queue, review_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
@@ -86,7 +86,7 @@ _PG_SAVE = """
 WITH moved AS (
     UPDATE matches
     SET version = $3, status = $4, state = $5, updated_at = $6, has_open_seat = $7,
-        ai_turn = $8, due_at = $9
+        due_at = $8
     WHERE id = $1 AND version = $2
     RETURNING id
 ), logged AS (
@@ -110,22 +110,21 @@ WITH moved AS (
     WHERE $14 IS NOT NULL AND NOT EXISTS (SELECT FROM filled)
 ), queued AS (
     INSERT INTO ai_turns (match_id, human, ready_at)
-    SELECT moved.id, $19, $20 FROM moved WHERE $8
+    SELECT moved.id, $19, $20 FROM moved WHERE $9
     ON CONFLICT (match_id) DO UPDATE
     SET human = excluded.human, ready_at = excluded.ready_at, lease_until = NULL,
         leased_by = NULL
 ), dequeued AS (
-    DELETE FROM ai_turns USING moved WHERE ai_turns.match_id = moved.id AND NOT $8
+    DELETE FROM ai_turns USING moved WHERE ai_turns.match_id = moved.id AND NOT $9
 )
 """
-# $3 to $9, in the order of the SET above.
+# $3 to $8, in the order of the SET above; $9 says whether an AI is to play.
 _SAVED_COLUMNS = (
     "version",
     "status",
     "state",
     "updated_at",
     "has_open_seat",
-    "ai_turn",
     "due_at",
 )
 _PG_SAVED = _PG_SAVE + "SELECT 1 FROM moved"
@@ -243,7 +242,6 @@ def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[
         # A match that ended waiting keeps its open seats, but leaves the lobby.
         "has_open_seat": state.status == "waiting"
         and any(seat.kind == "open" for seat in state.seats),
-        "ai_turn": ai_to_play(state) is not None,
         "due_at": due_at,
     }
 
@@ -477,6 +475,7 @@ class SqlMatchStore(Abandoning):
             match_id,
             expected_version,
             *(columns[name] for name in _SAVED_COLUMNS),
+            turn is not None,
             [e.seq for e in events],
             [_encode(e) for e in events],
             list(hashes),
@@ -486,7 +485,7 @@ class SqlMatchStore(Abandoning):
             request and request.fingerprint,
             kept and kept.fingerprint,
             kept and kept.body,
-            # Unused without a turn ($8 false), but typed all the same.
+            # Unused without a turn ($9 false), but typed all the same.
             turn is not None and turn["human"],
             turn["ready_at"] if turn is not None else 0.0,
         ]

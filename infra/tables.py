@@ -29,7 +29,6 @@ class MatchRow(Base):
     created_at: Mapped[float] = mapped_column(Double)
     updated_at: Mapped[float] = mapped_column(Double)
     has_open_seat: Mapped[bool]
-    ai_turn: Mapped[bool]
     # The next moment something must happen to the match (service.lifecycle); NULL: none.
     due_at: Mapped[float | None] = mapped_column(Double)
     # Set on a match that counts toward its creator's "at once" quota (service.quotas):
@@ -40,7 +39,6 @@ class MatchRow(Base):
     __table_args__ = (
         # The lobby: equality on the flag, then already in (created_at, id) order.
         Index(None, "has_open_seat", "created_at", "id"),
-        Index(None, "ai_turn"),
         # The deadline runners' range scan, every half second in each process.
         Index(None, "due_at"),
         Index(None, "owner", "quota", "status"),

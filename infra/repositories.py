@@ -305,21 +305,8 @@ class SqlMatchStore(Abandoning):
         *,
         quota: Quota | None = None,
     ) -> None:
-        now = self._clock()
         async with write_transaction(self._engine) as conn:
-            if quota is not None:
-                await self._within(conn, quota)
-            await _insert_match(
-                conn,
-                record,
-                events,
-                token_hashes,
-                answer,
-                now,
-                quota,
-                self._ai_only_pace,
-                self._notify,
-            )
+            await self._insert(conn, record, events, token_hashes, answer, self._clock(), quota)
 
     @_reaching_database
     async def create_rematch(
@@ -334,8 +321,7 @@ class SqlMatchStore(Abandoning):
     ) -> None:
         now = self._clock()
         async with write_transaction(self._engine) as conn:
-            if quota is not None:
-                await self._within(conn, quota)
+            await self._insert(conn, record, events, token_hashes, answer, now, quota)
             updated = await conn.execute(
                 update(MATCHES)
                 .where(MATCHES.c.id == offer.match_id, MATCHES.c.version == offer.expected_version)
@@ -346,17 +332,6 @@ class SqlMatchStore(Abandoning):
                     f"match {offer.match_id} is no longer at {offer.expected_version}"
                 )
             await _append(conn, offer.match_id, offer.events)
-            await _insert_match(
-                conn,
-                record,
-                events,
-                token_hashes,
-                answer,
-                now,
-                quota,
-                self._ai_only_pace,
-                self._notify,
-            )
             if self._notify is not None:
                 # As a save does: delivered on commit, to the finished match's long polls.
                 await conn.execute(
@@ -369,6 +344,48 @@ class SqlMatchStore(Abandoning):
         """One statement in a write transaction of its own."""
         async with write_transaction(self._engine) as conn:
             return await conn.execute(statement)
+
+    async def _insert(
+        self,
+        conn: AsyncConnection,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: tuple[Idempotency, StoredAnswer] | None,
+        now: float,
+        quota: Quota | None,
+    ) -> None:
+        """A new match with all that comes with it, in the caller's transaction: counted
+        toward ``quota`` first (QuotaExceeded), its events, seats, idempotent answer and,
+        when an AI plays first, its queued turn."""
+        if quota is not None:
+            await self._within(conn, quota)
+        try:
+            await conn.execute(
+                insert(MATCHES).values(
+                    id=record.id,
+                    # As created: the log replays from here.
+                    initial=_encode(record.state),
+                    created_at=record.created_at,
+                    owner=quota and quota.owner,
+                    quota=quota and quota.name,
+                    **_state_columns(record.state, now, record.due_at),
+                )
+            )
+        except IntegrityError as error:
+            raise VersionConflict(f"match {record.id} already exists") from error
+        await _append(conn, record.id, events)
+        await _add_seats(conn, record.id, token_hashes)
+        if answer is not None:
+            await _keep_answer(conn, *answer, now)
+        turn = ai_queue.pending_turn(record.state, now, self._ai_only_pace, created=True)
+        if turn is not None:
+            await ai_queue.requeue(conn, record.id, turn)
+            if self._notify is not None:
+                # An AI that plays first: the processes that run AI hear of it on commit,
+                # not at their next poll.
+                payload = notice(record.id, record.state.seq, True)
+                await conn.execute(select(func.pg_notify(self._notify, payload)))
 
     async def _within(self, conn: AsyncConnection, quota: Quota) -> None:
         """QuotaExceeded unless the owner holds fewer than ``quota.cap`` matches of it.
@@ -822,45 +839,6 @@ class SqlMatchStore(Abandoning):
 def _record(match_id: str, row: Any) -> MatchRecord:
     """From (state, created_at, due_at, ...): an asyncpg record or a SQLAlchemy row."""
     return MatchRecord(id=match_id, state=_decode_state(row[0]), created_at=row[1], due_at=row[2])
-
-
-async def _insert_match(
-    conn: AsyncConnection,
-    record: MatchRecord,
-    events: Sequence[StoredEvent],
-    token_hashes: Mapping[int, str],
-    answer: tuple[Idempotency, StoredAnswer] | None,
-    now: float,
-    quota: Quota | None,
-    ai_only_pace: float,
-    notify: str | None,
-) -> None:
-    try:
-        await conn.execute(
-            insert(MATCHES).values(
-                id=record.id,
-                # As created: the log replays from here.
-                initial=_encode(record.state),
-                created_at=record.created_at,
-                owner=quota and quota.owner,
-                quota=quota and quota.name,
-                **_state_columns(record.state, now, record.due_at),
-            )
-        )
-    except IntegrityError as error:
-        raise VersionConflict(f"match {record.id} already exists") from error
-    await _append(conn, record.id, events)
-    await _add_seats(conn, record.id, token_hashes)
-    if answer is not None:
-        await _keep_answer(conn, *answer, now)
-    turn = ai_queue.pending_turn(record.state, now, ai_only_pace, created=True)
-    if turn is not None:
-        await ai_queue.requeue(conn, record.id, turn)
-        if notify is not None:
-            # An AI that plays first: the processes that run AI hear of it on commit,
-            # not at their next poll.
-            payload = notice(record.id, record.state.seq, True)
-            await conn.execute(select(func.pg_notify(notify, payload)))
 
 
 async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:

@@ -35,7 +35,9 @@ log = logging.getLogger(__name__)
 # API.md keeps idempotency keys at least 24 hours; the purge leaves a margin on top.
 KEY_LIFETIME_SECONDS = 25 * 3600
 PURGE_EVERY_SECONDS = 3600.0
-REVIEW_POLL_SECONDS = 1.0
+# How often a process that runs AI looks for reviews asked of it (service.asked has how
+# often the asker looks for the answer).
+REVIEW_CLAIM_SECONDS = 1.0
 
 
 @dataclass
@@ -126,7 +128,7 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
     # One review at a time, last of the AI work (the pool lets every decision go first);
     # it takes seconds, so a claim a second is soon enough.
     reviewer: AiRunner[tuple[str, int]] = AiRunner(
-        poll_seconds=REVIEW_POLL_SECONDS, name=runner.name, what="review"
+        poll_seconds=REVIEW_CLAIM_SECONDS, name=runner.name, what="review"
     )
     # Hints come after the AI turns where a human waits: the pool lets those in first.
     hinter: AiRunner[str] = AiRunner(
@@ -145,7 +147,7 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
         reads=store,
         keys=store,
         ai=ai,
-        review_queue=None if ai_here else store,
+        review_queue=store,
         hint_queue=store,
         on_change=runner.kick,
         lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),

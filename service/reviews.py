@@ -2,9 +2,10 @@
 
 A review costs seconds of AI time, so concurrent requests for the same one in a process
 wait on a single computation, and every later request reads the stored result. A process
-that runs AI computes the review itself; one that runs none (``queue``: the API with
-SCOPA_AI_IN_PROCESS off) asks the processes that do, and waits until one has kept it. Of
-several processes computing the same review at once, the first one kept is the one served.
+that runs AI computes the review itself; one that runs none (the API with
+SCOPA_AI_IN_PROCESS off) asks the processes that do through ``queue``, and waits until
+one has kept it. Of several processes computing the same review at once, the first one
+kept is the one served.
 """
 
 from __future__ import annotations
@@ -54,10 +55,11 @@ class Reviews:
         key = (record.id, seat)
         running = self._running.get(key)
         if running is None:
+            # As hints are: asked of the processes that run AI when this one runs none.
             work = (
-                self._compute(record, seat)
-                if self.queue is None
-                else self._asked(self.queue, record, seat)
+                self._asked(self.queue, record, seat)
+                if self.ai is None and self.queue is not None
+                else self._compute(record, seat)
             )
             running = asyncio.ensure_future(work)
             self._running[key] = running

@@ -22,9 +22,9 @@ from api.parsing import (
     fingerprint,
     idempotency_key,
     json_body,
-    view_headers,
 )
 from api.schemas import NoOptions
+from api.view_answer import ViewAnswer
 from domain.views import MatchView
 from service.matches import MatchService
 
@@ -56,7 +56,7 @@ async def ending(
     expected = expected_version(if_match)
     end = service.resign if operation == "resign" else service.abort
     view = await end(caller, expected, idempotency_key(key), digest)
-    return Response(view, headers=view_headers(view.version))
+    return ViewAnswer(view)
 
 
 class LifecycleController(Controller):

@@ -31,6 +31,7 @@ from api.parsing import (
 )
 from api.ratelimit import CREATE
 from api.schemas import CreateMatch, setup_of
+from api.view_answer import ViewAnswer
 from domain.views import MatchView
 from service.answers import Created, Lobby
 from service.ids import CURSOR_PATTERN
@@ -117,7 +118,7 @@ class MatchController(Controller):
         headers = view_headers(version)
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=headers)
-        return Response(service.view(caller), headers=headers)
+        return ViewAnswer(service.view(caller))
 
     @get(
         operation_id="listMatches",

@@ -21,9 +21,9 @@ from api.parsing import (
     expected_version,
     idempotency_key,
     json_body,
-    view_headers,
 )
 from api.schemas import MoveRequest
+from api.view_answer import ViewAnswer
 from domain.cards import parse_card, parse_cards
 from domain.views import MatchView
 
@@ -64,4 +64,4 @@ class MoveController(Controller):
         view = await service.play(
             caller, parse_card(move.card), capture, expected, idempotency_key(key), fingerprint
         )
-        return Response(view, headers=view_headers(view.version))
+        return ViewAnswer(view)

@@ -21,6 +21,13 @@ the real app, each for a phase of its own:
   ~200-byte row in ``bench_floor_events``, one statement): ``write_*``, what any POST
   that stores one change costs here, the floor under a stored move.
 
+Then, on that server, fresh matches and the same client GETting each match's view again
+and again: ``view_server_cpu_ms_per_request``. The move run's own GETs (a view when a deal
+has emptied the hand the client knew, about one in six moves), its 422s and its creates
+are part of ``server_cpu_ms_per_move``, which divides all the run's CPU by its moves;
+``server_cpu_ms_per_move_alone`` charges each of them what a view costs and divides the
+rest: what the POST of a move costs by itself, the figure to set against ``write_*``.
+
 Then, still on that server, the move run again at offered rates below saturation: for
 each fraction of ``--paced`` (25%, 50% and 75% by default), fresh matches and the same
 client, each connection pacing its requests on a fixed schedule (wrk's ``delay()``) so
@@ -77,8 +84,9 @@ CLIENT = ROOT / "bench" / "wrk_client.lua"
 ADMIN_DSN = os.environ.get("SCOPA_BENCH_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 HOST = "127.0.0.1"
 READY_SECONDS = 60.0
-# The answers whose latency is timed: an accepted move, or a 200 of a bare_app route.
-TIMED = frozenset({"move", "bare", "echo", "write"})
+# The answer each client mode times (bench/wrk_client.lua names them): an accepted move,
+# a view, or a 200 of a bare_app route.
+TIMED = {"moves": "move", "views": "view", "bare": "bare", "echo": "echo", "write": "write"}
 
 
 class BenchError(Exception):
@@ -102,7 +110,7 @@ def load(
     port: int, server: subprocess.Popen[bytes], args: argparse.Namespace, client_args: list[str]
 ) -> dict[str, Any]:
     """wrk against ``port`` for warm-up + seconds; the figures of the measured window."""
-    logs = Path(client_args[2])
+    logs, timed = Path(client_args[2]), TIMED[client_args[0]]
     total = args.warmup + args.seconds
     command = ["wrk", f"-t{args.matches}", f"-c{args.matches}", f"-d{math.ceil(total)}s"]
     command += ["--timeout", "60s", "-s", str(CLIENT), f"http://{HOST}:{port}", "--"]
@@ -131,7 +139,7 @@ def load(
             end_text, latency_text, kind = line.split()
             if low <= float(end_text) <= high:
                 kinds[kind] += 1
-                if kind in TIMED:
+                if kind == timed:
                     latencies.append(float(latency_text))
     errors = {kind: n for kind, n in kinds.items() if kind.startswith("error")}
     if errors or not latencies:
@@ -146,6 +154,7 @@ def load(
         "p99_ms": percentile(latencies, 0.99) * 1000,
         "kinds": dict(kinds),
         "latencies": latencies,
+        "cpu_ms": None if cpu is None else cpu * 1000,
         "cpu_ms_each": None if cpu is None else cpu * 1000 / len(latencies),
         "cpu_share": None if cpu is None else cpu / seconds,
     }
@@ -273,6 +282,27 @@ def paced_moves(
     }
 
 
+def view_run(
+    port: int, server: subprocess.Popen[bytes], args: argparse.Namespace, folder: Path
+) -> dict[str, Any]:
+    """Views alone at the move run's concurrency, on fresh matches: what each GET of the
+    move run costs."""
+    matches, logs = folder / "views.txt", folder / "views"
+    create_matches(port, args.matches, matches)
+    logs.mkdir()
+    return load(port, server, args, ["views", str(matches), str(logs)])
+
+
+def move_alone(moves: dict[str, Any], views: dict[str, Any]) -> float | None:
+    """The move run's server CPU less what its other answers cost, over its moves: each
+    view, 422 and create charged what a view costs alone (a create costs more, but there
+    is about one in 200 moves)."""
+    if moves["cpu_ms"] is None or views["cpu_ms_each"] is None:
+        return None
+    others = sum(n for kind, n in moves["kinds"].items() if kind != "move")
+    return (moves["cpu_ms"] - others * views["cpu_ms_each"]) / moves["kinds"]["move"]
+
+
 def floor_tables(rows: int) -> str:
     """bench/bare_app.py's POST /write tables: one row per connection, no events yet."""
     return f"""
@@ -304,6 +334,7 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         create_matches(port, args.matches, matches)
         (folder / "moves").mkdir()
         moves = load(port, servers[-1], args, ["moves", str(matches), str(folder / "moves")])
+        views = view_run(port, servers[-1], args, folder)
         paced = [paced_moves(port, servers[-1], args, folder, moves, f) for f in args.paced]
         stop(servers.pop())
 
@@ -337,6 +368,8 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "requests": moves["kinds"],
         "server_cpu_ms_per_move": rounded(moves["cpu_ms_each"]),
         "server_cpu_share": rounded(moves["cpu_share"], 2),
+        "view_server_cpu_ms_per_request": rounded(views["cpu_ms_each"]),
+        "server_cpu_ms_per_move_alone": rounded(move_alone(moves, views)),
         "bare_p50_ms": round(bare["p50_ms"], 2),
         "bare_p99_ms": round(bare["p99_ms"], 2),
         "bare_server_cpu_ms_per_request": rounded(bare["cpu_ms_each"]),
@@ -394,7 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     if figures["server_cpu_ms_per_move"] is not None:
         print(
             f"  server CPU: {figures['server_cpu_ms_per_move']:.2f} ms a move, "
-            f"{figures['server_cpu_share']:.0%} of one core"
+            f"{figures['server_cpu_share']:.0%} of one core; "
+            f"{figures['server_cpu_ms_per_move_alone']:.2f} ms a move alone, "
+            f"{figures['view_server_cpu_ms_per_request']:.2f} ms a view"
         )
     for row in figures["paced"]:
         print(

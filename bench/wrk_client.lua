@@ -5,6 +5,7 @@
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- bare  -            LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- echo  -            LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- write -            LOG_FOLDER
+--   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- views MATCHES_FILE LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- moves MATCHES_FILE LOG_FOLDER 0.2
 --
 -- A fourth argument paces each connection: one request every that many seconds, on a
@@ -14,6 +15,9 @@
 -- "bare": GET / again and again. "echo" and "write": thread i POSTs a small JSON body to
 -- /echo/i or /write/i (bench/bare_app.py) again and again, so each thread writes a row
 -- of its own.
+--
+-- "views": thread i GETs the view of the match on line i of MATCHES_FILE again and
+-- again, with the token of the seat whose turn it was when the match was made.
 --
 -- "moves": thread i plays both seats of the match on line i of MATCHES_FILE
 -- ("id token0 token1 turn"), then of new matches once that one ends.
@@ -25,7 +29,7 @@
 -- Every answer is one line of LOG_FOLDER/thread-i.log: "end latency kind", seconds on
 -- CLOCK_MONOTONIC (Python's time.perf_counter on Linux); kind is bare, echo, write, move
 -- (accepted), ambiguous, view, create, or error-STATUS (any status but 200 for bare,
--- echo and write).
+-- echo, write and views).
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -93,7 +97,7 @@ function init(args)
   end
   if mode == "echo" or mode == "write" then
     floor_path = "/" .. mode .. "/" .. index
-  elseif mode == "moves" then
+  elseif mode == "moves" or mode == "views" then
     local line = 0
     for text in io.lines(args[2]) do
       if line == index then
@@ -120,6 +124,10 @@ function request()
   if floor_path ~= nil then
     kind = mode
     return wrk.format("POST", floor_path, JSON, FLOOR_BODY)
+  end
+  if mode == "views" then
+    kind = "view"
+    return wrk.format("GET", "/v1/matches/" .. match_id, auth(turn))
   end
   if dead then
     kind = "create"
@@ -165,7 +173,7 @@ end
 function response(status, headers, body)
   local ended = now()
   local outcome = kind
-  if kind == "bare" or kind == "echo" or kind == "write" then
+  if mode ~= "moves" then
     if status ~= 200 then
       outcome = "error-" .. status
     end

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, cast
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Select, Table, func, select
 
 from infra.db import make_engine
 from infra.hint_queue import HINTS
@@ -30,23 +33,39 @@ TWO_HUMANS = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target
 ANSWER_SECONDS = 120.0
 
 
-async def rows(database_url: str) -> tuple[int, int]:
-    """Reviews kept, reviews asked for and not yet kept."""
+async def first(database_url: str, query: Select[Any]) -> Any:
+    """The first column of the query's first row, on a connection of its own."""
     engine = make_engine(database_url)
     try:
         async with engine.connect() as conn:
-            kept = (await conn.execute(select(func.count()).select_from(REVIEWS))).scalar_one()
-            asked = (await conn.execute(select(func.count()).select_from(JOBS))).scalar_one()
-            return int(kept), int(asked)
+            return (await conn.execute(query)).scalars().first()
     finally:
         await engine.dispose()
+
+
+def count(table: Table) -> Select[Any]:
+    return select(func.count()).select_from(table)
+
+
+async def rows(database_url: str) -> tuple[int, int]:
+    """Reviews kept, reviews asked for and not yet kept."""
+    return await first(database_url, count(REVIEWS)), await first(database_url, count(JOBS))
+
+
+@asynccontextmanager
+async def processes() -> AsyncIterator[list[Server]]:
+    """The servers and workers a test starts, each stopped at its end."""
+    started: list[Server] = []
+    try:
+        yield started
+    finally:
+        await asyncio.gather(*(asyncio.to_thread(s.stop) for s in started))
 
 
 async def test_reviews_go_to_the_worker_and_none_without_one(
     database_url: str, tmp_path: Path
 ) -> None:
-    started: list[Server] = []
-    try:
+    async with processes() as started:
         api = await asyncio.to_thread(start_server, database_url, tmp_path, API_ENV)
         started.append(api)
         async with httpx.AsyncClient(base_url=api.base_url, timeout=ANSWER_SECONDS) as client:
@@ -80,26 +99,18 @@ async def test_reviews_go_to_the_worker_and_none_without_one(
             assert await rows(database_url) == (2, 0)  # each kept once, nothing left asked
             again = await client.get(url, params={"seat": 1})
             assert again.json() == body
-    finally:
-        await asyncio.gather(*(asyncio.to_thread(s.stop) for s in started))
 
 
 async def holder(database_url: str) -> str | None:
     """The process holding a review's lease, if one does."""
-    engine = make_engine(database_url)
-    try:
-        async with engine.connect() as conn:
-            held = select(JOBS.c.leased_by).where(JOBS.c.lease_until > time.time())
-            return (await conn.execute(held)).scalars().first()
-    finally:
-        await engine.dispose()
+    held = select(JOBS.c.leased_by).where(JOBS.c.lease_until > time.time())
+    return cast("str | None", await first(database_url, held))
 
 
 async def test_a_worker_killed_mid_review_leaves_it_to_another(
     database_url: str, tmp_path: Path
 ) -> None:
-    started: list[Server] = []
-    try:
+    async with processes() as started:
         api = await asyncio.to_thread(start_server, database_url, tmp_path, API_ENV)
         started.append(api)
         workers = await asyncio.gather(
@@ -130,24 +141,16 @@ async def test_a_worker_killed_mid_review_leaves_it_to_another(
             assert answer.json()["moves"]
             assert await rows(database_url) == (1, 0)
             assert await holder(database_url) is None
-    finally:
-        await asyncio.gather(*(asyncio.to_thread(s.stop) for s in started))
 
 
 async def hints_asked(database_url: str) -> int:
-    engine = make_engine(database_url)
-    try:
-        async with engine.connect() as conn:
-            return int((await conn.execute(select(func.count()).select_from(HINTS))).scalar_one())
-    finally:
-        await engine.dispose()
+    return cast(int, await first(database_url, count(HINTS)))
 
 
 async def test_hints_go_to_the_worker_and_none_without_one(
     database_url: str, tmp_path: Path
 ) -> None:
-    started: list[Server] = []
-    try:
+    async with processes() as started:
         api = await asyncio.to_thread(start_server, database_url, tmp_path, API_ENV)
         started.append(api)
         # No AI pool: the API process has not a single child process.
@@ -184,5 +187,3 @@ async def test_hints_go_to_the_worker_and_none_without_one(
                 {"card": m["card"], "capture": m["capture"]} for m in legal
             ]
             assert await hints_asked(database_url) == 0
-    finally:
-        await asyncio.gather(*(asyncio.to_thread(s.stop) for s in started))

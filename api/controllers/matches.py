@@ -115,9 +115,8 @@ class MatchController(Controller):
     ) -> Response[MatchView | None]:
         caller = await identify(request, service, match_id)
         version = caller.record.state.version
-        headers = view_headers(version)
         if not_modified(if_none_match, version):
-            return Response(None, status_code=304, headers=headers)
+            return Response(None, status_code=304, headers=view_headers(version))
         return ViewAnswer(service.view(caller))
 
     @get(

@@ -81,10 +81,10 @@ AI_CAPACITY = Gauge(
     "AI decisions the processes playing AI turns can make at once; 0: AI capacity missing",
     multiprocess_mode="mostrecent",
 )
-# Shown from the start, at 0, rather than appearing with their first count.
+# Shown from the start, at 0, rather than appearing with their first count; a move's
+# child looked up once, as a lookup takes a lock and builds a tuple each time.
 FINISHED.labels("score")
-MOVES.labels("human")
-MOVES.labels("ai")
+_MOVES_BY = {player: MOVES.labels(player) for player in ("human", "ai")}
 for _level in LEVELS:
     DECISION_SECONDS.labels(_level)
     AI_TIMEOUTS.labels(_level)
@@ -100,7 +100,7 @@ class GameMetrics:
         FINISHED.labels(end_reason).inc()
 
     def move_played(self, player: str) -> None:
-        MOVES.labels(player).inc()
+        _MOVES_BY[player].inc()
 
     def stream_opened(self) -> None:
         STREAMS.inc()

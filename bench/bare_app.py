@@ -7,8 +7,8 @@
 - ``POST /echo/{n}``, the floor of any POST: reads a small JSON body and answers a small
   JSON object, no storage (``echo_*``).
 - ``POST /write/{n}``, the floor of any POST that stores one change: one statement,
-  committed, through an asyncpg pool the size of the server's own
-  (``infra.db.POOL_SIZE``): row ``n`` of ``bench_floor`` gets its version bumped and
+  committed, through an asyncpg pool as large as the server's pool and lane together
+  (``infra.db.CONNECTIONS``): row ``n`` of ``bench_floor`` gets its version bumped and
   ``bench_floor_events`` a ~200-byte row under that version, the least a stored move
   costs (``write_*``). The tables are bench/api.py's to create. Without ``--database``
   the route answers 503.
@@ -34,7 +34,7 @@ from litestar.params import PathParameter
 
 from infra import collector
 from infra.cli import LOOP
-from infra.db import POOL_SIZE
+from infra.db import CONNECTIONS
 
 # One statement, so one round trip and its own transaction: the version bump and the
 # event row commit together, or neither does.
@@ -86,7 +86,7 @@ def build(database: str | None = None) -> Litestar:
 
     async def open_pool(app: Litestar) -> None:
         app.state.pool = await asyncpg.create_pool(
-            database, min_size=POOL_SIZE, max_size=POOL_SIZE, reset=nothing_to_reset
+            database, min_size=CONNECTIONS, max_size=CONNECTIONS, reset=nothing_to_reset
         )
 
     async def close_pool(app: Litestar) -> None:

@@ -22,12 +22,19 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import Pool
 
+from infra.statements import Lane, add_lane
+
 CONNECT_TIMEOUT = 3.0
 COMMAND_TIMEOUT = 5.0
 SERVER_FIRST = 0.5
-# Postgres connections per process: a request holds one only while a statement runs, so
-# this serves many more requests at once; the rest queue for one (up to pool_timeout).
-POOL_SIZE = 20
+# Postgres connections per process, the engine's pool for transactions and a lane
+# (infra.statements) for single statements: a request holds one only while a statement
+# runs, so they serve many more requests at once; the rest queue for one.
+POOL_SIZE = 10
+LANE_SIZE = 10
+CONNECTIONS = POOL_SIZE + LANE_SIZE
+# URL options SQLAlchemy's asyncpg dialect takes for itself rather than passing on.
+_SQLALCHEMY_OPTIONS = ("prepared_statement_cache_size", "prepared_statement_name_func")
 # While a server that does not answer yet is waited for, how often to try again.
 RETRY_SECONDS = 1.0
 
@@ -83,6 +90,15 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
     its values: a match's state holds every hand."""
     parsed = database_url(url)
     if parsed.get_backend_name() == "postgresql":
+        connect_args = {
+            "timeout": CONNECT_TIMEOUT,
+            # Postgres cancels a statement past the timeout itself, so a save that timed
+            # out never commits afterwards (a save is one statement, outside any
+            # transaction); asyncpg's own timeout, a little later, covers a server that
+            # no longer answers at all.
+            "server_settings": {"statement_timeout": str(round(command_timeout * 1000))},
+            "command_timeout": command_timeout + SERVER_FIRST,
+        }
         engine = create_async_engine(
             parsed,
             hide_parameters=True,
@@ -91,17 +107,17 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
             pool_size=POOL_SIZE,
             max_overflow=0,
             pool_timeout=CONNECT_TIMEOUT + command_timeout,
-            connect_args={
-                "timeout": CONNECT_TIMEOUT,
-                # Postgres cancels a statement past the timeout itself, so a save that
-                # timed out never commits afterwards (a save is one statement, outside
-                # any transaction); asyncpg's own timeout, a little later, covers a
-                # server that no longer answers at all.
-                "server_settings": {"statement_timeout": str(round(command_timeout * 1000))},
-                "command_timeout": command_timeout + SERVER_FIRST,
-            },
+            connect_args=connect_args,
         )
         event.listen(engine.sync_engine.pool, "checkout", _refuse_closed)
+        _, options = engine.dialect.create_connect_args(engine.url)
+        for sqlalchemy_only in _SQLALCHEMY_OPTIONS:
+            options.pop(sqlalchemy_only, None)
+
+        async def connect() -> asyncpg.Connection:
+            return await asyncpg.connect(**options, **connect_args)
+
+        add_lane(engine, Lane(connect, LANE_SIZE, CONNECT_TIMEOUT + command_timeout))
         return engine
     engine = create_async_engine(
         parsed,

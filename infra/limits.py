@@ -41,7 +41,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql import Executable
 
 from infra.db import DatabaseUnavailable, is_sqlite, write_transaction
-from infra.repositories import Abandoning, _reaching_database, pg_statement
+from infra.repositories import Abandoning, _reaching_database
+from infra.statements import pg_statement
 from infra.tables import LimitCountRow, StreamLeaseRow
 from service.limits import Window
 

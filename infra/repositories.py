@@ -30,7 +30,6 @@ from sqlalchemy.engine import CursorResult
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import Executable
-from sqlalchemy.util import greenlet_spawn
 
 from domain.ai.review import Review
 from domain.events import StoredEvent
@@ -39,6 +38,7 @@ from domain.moves import Move
 from infra import ai_queue, hint_queue, review_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
 from infra.notify import hint_notice, notice
+from infra.statements import pg_statement
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.limits import Quota, QuotaExceeded
 from service.ports import (
@@ -152,15 +152,6 @@ _CLAIM_HINT = hint_queue.claim_statement()
 HINTS = hint_queue.HINTS
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
-# Raised by asyncpg before anything is sent: the statement can go again elsewhere.
-_UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
-# The connection went while the statement was on its way or running.
-_DROPPED: tuple[type[Exception], ...] = (
-    ConnectionError,
-    asyncpg.PostgresConnectionError,
-    asyncpg.AdminShutdownError,
-)
-
 P = ParamSpec("P")
 R = TypeVar("R")
 S = TypeVar("S", bound="Abandoning")
@@ -206,31 +197,6 @@ def _reaching_database(
             raise
 
     return guarded
-
-
-async def pg_statement(
-    engine: AsyncEngine, fetch: str, query: str, *args: object, read: bool
-) -> Any:
-    """One statement through asyncpg on a pooled connection (``fetch`` names the
-    method). A connection the server ended while it sat in the pool can fail before
-    sending anything, if the loop had not yet read the goodbye: then, and for a read
-    on any dropped connection, the statement goes once more on a fresh one. A write
-    that may have reached the server is not sent twice: its outcome is unknown, and
-    the caller hears so (a 503)."""
-    for last in (False, True):
-        # The pooled connection itself, not an engine Connection around it, which
-        # takes a third greenlet switch (to reach the driver) and an object with its
-        # events per statement.
-        pooled = await engine.raw_connection()
-        try:
-            return await getattr(pooled.driver_connection, fetch)(query, *args)
-        except (*_UNSENT, *_DROPPED) as error:
-            await greenlet_spawn(pooled.invalidate)
-            if last or not (isinstance(error, _UNSENT) or read):
-                raise
-        finally:
-            await greenlet_spawn(pooled.close)
-    raise AssertionError("unreachable")
 
 
 def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import yaml
 
 from api.app import MAX_BODY_BYTES
 from infra.cli import KEEP_ALIVE_SECONDS
-from infra.db import POOL_SIZE
+from infra.db import CONNECTIONS
 from service.feed import HEARTBEAT_SECONDS, MAX_WAIT
 from tests.support.nginx import CONF, local_conf
 
@@ -225,8 +225,8 @@ def test_postgres_takes_every_pool(services: dict[str, Any]) -> None:
     processes = len(role(services, "serve")) + len(role(services, "worker"))
     command = services["postgres"]["command"]
     limit = int(command[command.index("-c") + 1].removeprefix("max_connections="))
-    # A pool and a LISTEN connection per process, and the one-shot migration.
-    assert limit >= processes * (POOL_SIZE + 1) + 1
+    # The pooled connections and a LISTEN connection per process, and the one-shot migration.
+    assert limit >= processes * (CONNECTIONS + 1) + 1
 
 
 def test_every_worker_runs_and_checks_scopa_worker(services: dict[str, Any]) -> None:

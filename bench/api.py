@@ -9,7 +9,7 @@ setting at its default), creates the matches (two human seats each) and has wrk 
 them: one wrk thread and one keep-alive connection per match, playing both seats in
 turn (bench/wrk_client.lua says how), for the warm-up and then the measured seconds.
 Then, in the same run, the same client at the same concurrency (same warm-up and seconds)
-measures three routes of bench/bare_app.py, one process served as ``scopa serve`` serves
+measures four routes of bench/bare_app.py, one process served as ``scopa serve`` serves
 the real app, each for a phase of its own:
 
 - ``GET /``, a small JSON object and nothing else: ``bare_rps``, the yardstick ``ratio``
@@ -20,6 +20,11 @@ the real app, each for a phase of its own:
   pool the size of the server's (a version bump of row i of ``bench_floor`` and a
   ~200-byte row in ``bench_floor_events``, one statement): ``write_*``, what any POST
   that stores one change costs here, the floor under a stored move.
+- ``POST /play/{i}``, the least a move does: the rules on a match kept in memory, the
+  state and its events encoded and stored in one statement like the write's, the mover's
+  view answered as the server answers it, and nothing else (no token, log line, metrics,
+  idempotency, clock or notification): ``play_*``, what is left of a stored move's cost
+  once everything the server does around it is taken away.
 
 Then, on that server, fresh matches and the same client GETting each match's view again
 and again: ``view_server_cpu_ms_per_request``. The move run's own GETs (a view when a deal
@@ -86,7 +91,14 @@ HOST = "127.0.0.1"
 READY_SECONDS = 60.0
 # The answer each client mode times (bench/wrk_client.lua names them): an accepted move,
 # a view, or a 200 of a bare_app route.
-TIMED = {"moves": "move", "views": "view", "bare": "bare", "echo": "echo", "write": "write"}
+TIMED = {
+    "moves": "move",
+    "views": "view",
+    "bare": "bare",
+    "echo": "echo",
+    "write": "write",
+    "play": "play",
+}
 
 
 class BenchError(Exception):
@@ -304,13 +316,20 @@ def move_alone(moves: dict[str, Any], views: dict[str, Any]) -> float | None:
 
 
 def floor_tables(rows: int) -> str:
-    """bench/bare_app.py's POST /write tables: one row per connection, no events yet."""
+    """bench/bare_app.py's POST /write and /play tables: one row per connection, no
+    events yet."""
     return f"""
         CREATE TABLE bench_floor (id integer PRIMARY KEY, version integer NOT NULL);
         CREATE TABLE bench_floor_events (
             id integer, seq integer, payload bytea, PRIMARY KEY (id, seq)
         );
         INSERT INTO bench_floor (id, version) SELECT i, 0 FROM generate_series(0, {rows - 1}) i;
+        CREATE TABLE bench_play (id integer PRIMARY KEY, version integer NOT NULL, state bytea);
+        CREATE TABLE bench_play_events (
+            id integer, version integer, seq integer, payload bytea,
+            PRIMARY KEY (id, version, seq)
+        );
+        INSERT INTO bench_play (id, version) SELECT i, 0 FROM generate_series(0, {rows - 1}) i;
     """
 
 
@@ -345,10 +364,10 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         servers.append(start(bare_app, {}, log))
         wait_ready(port, "/", servers[-1], log)
         phases: dict[str, dict[str, Any]] = {}
-        for mode in ("bare", "echo", "write"):
+        for mode in ("bare", "echo", "write", "play"):
             (folder / mode).mkdir()
             phases[mode] = load(port, servers[-1], args, [mode, "-", str(folder / mode)])
-        bare, echo, write = phases["bare"], phases["echo"], phases["write"]
+        bare, echo, write, least = (phases[m] for m in ("bare", "echo", "write", "play"))
     finally:
         for server in servers:
             stop(server)
@@ -385,6 +404,11 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "write_ratio": round(write["per_s"] / bare["per_s"], 4),
         "write_server_cpu_ms_per_request": rounded(write["cpu_ms_each"]),
         "write_server_cpu_share": rounded(write["cpu_share"], 2),
+        "play_rps": round(least["per_s"], 1),
+        "play_p50_ms": round(least["p50_ms"], 2),
+        "play_p99_ms": round(least["p99_ms"], 2),
+        "play_server_cpu_ms_per_request": rounded(least["cpu_ms_each"]),
+        "play_server_cpu_share": rounded(least["cpu_share"], 2),
         "connections": args.matches,
         "seconds": args.seconds,
         "warmup": args.warmup,
@@ -446,7 +470,11 @@ def main(argv: list[str] | None = None) -> int:
             f"  server CPU: {figures['bare_server_cpu_ms_per_request']:.3f} ms a request, "
             f"{figures['bare_server_cpu_share']:.0%} of one core"
         )
-    for key, label in (("echo", "POST, no storage"), ("write", "POST, one committed write")):
+    for key, label in (
+        ("echo", "POST, no storage"),
+        ("write", "POST, one committed write"),
+        ("play", "POST, the least a move does"),
+    ):
         print(
             f"{label} (/{key}): {figures[f'{key}_rps']:.0f} requests/s, "
             f"p50 {figures[f'{key}_p50_ms']:.1f} ms, p99 {figures[f'{key}_p99_ms']:.1f} ms"

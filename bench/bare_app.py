@@ -10,8 +10,16 @@
   committed, through an asyncpg pool as large as the server's pool and lane together
   (``infra.db.CONNECTIONS``): row ``n`` of ``bench_floor`` gets its version bumped and
   ``bench_floor_events`` a ~200-byte row under that version, the least a stored move
-  costs (``write_*``). The tables are bench/api.py's to create. Without ``--database``
-  the route answers 503.
+  costs (``write_*``).
+- ``POST /play/{n}``, the least a move does: the rules (the first legal move of the seat
+  to play, on a match kept in memory for connection ``n``, a new one once it ends), the
+  state and its events encoded as the server stores them, one statement like the write's
+  storing them, and the mover's view answered as the server answers it
+  (``api.view_answer``): no token, log line, metrics, idempotency, clock or
+  notification (``play_*``).
+
+The tables are bench/api.py's to create. Without ``--database`` the writing routes
+answer 503.
 
 Served exactly as ``scopa serve`` serves the real app (infra/cli.py: the garbage
 collector settled once built, ``infra.collector``, then ``uvicorn.run`` with its event
@@ -27,11 +35,15 @@ from typing import Annotated, Any
 import asyncpg
 import msgspec
 import uvicorn
-from litestar import Litestar, Request, get, post
+from litestar import Litestar, Request, Response, get, post
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.params import PathParameter
 
+from api.view_answer import ViewAnswer
+from domain.match import MatchState, Seat, legal_moves, new_match, play_named
+from domain.rules import Rules
+from domain.views import MatchView, match_view
 from infra import collector
 from infra.cli import LOOP
 from infra.db import CONNECTIONS
@@ -47,6 +59,19 @@ RETURNING seq
 """
 # About what a stored move's event weighs.
 PAYLOAD = bytes(range(200))
+# The play floor's save: the new state at the next version and its events, in one
+# statement as the server's save is (infra/repositories.py).
+PLAY = """
+WITH moved AS (
+    UPDATE bench_play SET version = version + 1, state = $2 WHERE id = $1
+    RETURNING id, version
+)
+INSERT INTO bench_play_events (id, version, seq, payload)
+SELECT moved.id, moved.version, e.seq, e.payload
+FROM moved, unnest($3::integer[], $4::bytea[]) AS e (seq, payload)
+"""
+TWO_HUMANS = (Seat("human"), Seat("human"))
+_encode = msgspec.msgpack.Encoder().encode
 
 # Declared as the real app declares its path parameters (api/controllers/params.py).
 Row = Annotated[int, PathParameter(description="The client's connection, 0 to N - 1")]
@@ -75,6 +100,27 @@ async def write(n: Row, state: State) -> dict[str, object]:
     return {"seq": seq}
 
 
+@post("/play/{n:int}", status_code=200)
+async def play(n: Row, request: Request[Any, Any, Any], state: State) -> Response[MatchView]:
+    pool: asyncpg.Pool | None = state.get("pool")
+    if pool is None:
+        raise HTTPException(status_code=503, detail="started without --database")
+    msgspec.json.decode(await request.body(), type=dict[str, Any])
+    matches: dict[int, MatchState] = state.matches
+    match = matches.get(n)
+    if match is None or match.status != "active":
+        match, _ = new_match(Rules(), TWO_HUMANS, seed=n + len(matches) * 7919)
+    seat = match.turn
+    assert seat is not None
+    move = legal_moves(match)[0]
+    match, events = play_named(match, seat, move.card, move.capture)
+    await pool.execute(
+        PLAY, n, _encode(match), [e.seq for e in events], [_encode(e) for e in events]
+    )
+    matches[n] = match
+    return ViewAnswer(match_view(str(n), match, seat))
+
+
 async def nothing_to_reset(_conn: asyncpg.Connection) -> None:
     """The write is one statement outside any transaction and leaves no session state:
     asyncpg's default reset on release (a query, so a round trip) would only make the
@@ -85,6 +131,7 @@ def build(database: str | None = None) -> Litestar:
     """The app; with a DSN (plain ``postgresql://``), ``/write`` has a pool to write with."""
 
     async def open_pool(app: Litestar) -> None:
+        app.state.matches = {}
         app.state.pool = await asyncpg.create_pool(
             database, min_size=CONNECTIONS, max_size=CONNECTIONS, reset=nothing_to_reset
         )
@@ -93,8 +140,8 @@ def build(database: str | None = None) -> Litestar:
         await app.state.pool.close()
 
     if database is None:
-        return Litestar([hello, echo, write])
-    return Litestar([hello, echo, write], on_startup=[open_pool], on_shutdown=[close_pool])
+        return Litestar([hello, echo, write, play])
+    return Litestar([hello, echo, write, play], on_startup=[open_pool], on_shutdown=[close_pool])
 
 
 def main(argv: list[str] | None = None) -> None:

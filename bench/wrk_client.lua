@@ -5,6 +5,7 @@
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- bare  -            LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- echo  -            LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- write -            LOG_FOLDER
+--   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- play  -            LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- views MATCHES_FILE LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- moves MATCHES_FILE LOG_FOLDER 0.2
 --
@@ -12,9 +13,9 @@
 -- fixed schedule (a late answer shortens the next wait, never moves the schedule), so
 -- 50 connections at 0.2 s offer 250 requests a second. Without it, or 0, each connection
 -- sends its next request as soon as the answer is in (saturation).
--- "bare": GET / again and again. "echo" and "write": thread i POSTs a small JSON body to
--- /echo/i or /write/i (bench/bare_app.py) again and again, so each thread writes a row
--- of its own.
+-- "bare": GET / again and again. "echo", "write" and "play": thread i POSTs a small JSON
+-- body to /echo/i, /write/i or /play/i (bench/bare_app.py) again and again, so each
+-- thread writes a row of its own.
 --
 -- "views": thread i GETs the view of the match on line i of MATCHES_FILE again and
 -- again, with the token of the seat whose turn it was when the match was made.
@@ -27,9 +28,9 @@
 -- view is needed only when a packet or a deal has emptied the hand it knew.
 --
 -- Every answer is one line of LOG_FOLDER/thread-i.log: "end latency kind", seconds on
--- CLOCK_MONOTONIC (Python's time.perf_counter on Linux); kind is bare, echo, write, move
--- (accepted), ambiguous, view, create, or error-STATUS (any status but 200 for bare,
--- echo, write and views).
+-- CLOCK_MONOTONIC (Python's time.perf_counter on Linux); kind is bare, echo, write, play,
+-- move (accepted), ambiguous, view, create, or error-STATUS (any status but 200 for bare,
+-- echo, write, play and views).
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -95,7 +96,7 @@ function init(args)
     -- Spread over one interval, so the connections do not all send at the same moment.
     next_at = now() + pace * math.random()
   end
-  if mode == "echo" or mode == "write" then
+  if mode == "echo" or mode == "write" or mode == "play" then
     floor_path = "/" .. mode .. "/" .. index
   elseif mode == "moves" or mode == "views" then
     local line = 0

@@ -128,7 +128,8 @@ async def nothing_to_reset(_conn: asyncpg.Connection) -> None:
 
 
 def build(database: str | None = None) -> Litestar:
-    """The app; with a DSN (plain ``postgresql://``), ``/write`` has a pool to write with."""
+    """The app; with a DSN (plain ``postgresql://``), ``/write`` and ``/play`` have a pool
+    to write with."""
 
     async def open_pool(app: Litestar) -> None:
         app.state.matches = {}

@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 
 import asyncpg
 from sqlalchemy import event
+from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util import await_only
 from sqlalchemy.util.concurrency import in_greenlet
@@ -109,7 +110,7 @@ class Lane:
         return idle
 
 
-_lanes: WeakKeyDictionary[Any, Lane] = WeakKeyDictionary()
+_lanes: WeakKeyDictionary[Engine, Lane] = WeakKeyDictionary()
 
 
 def add_lane(engine: AsyncEngine, lane: Lane) -> None:

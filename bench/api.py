@@ -26,6 +26,9 @@ the real app, each for a phase of its own:
   idempotency, clock or notification): ``play_*``, what is left of a stored move's cost
   once everything the server does around it is taken away.
 
+``move_alone_over_write_cpu`` is the issue's figure, a move alone's server CPU over the
+write's; ``play_over_write_cpu`` says how much of it the least a move does takes by itself.
+
 Then, on that server, fresh matches and the same client GETting each match's view again
 and again: ``view_server_cpu_ms_per_request``. The move run's own GETs (a view when a deal
 has emptied the hand the client knew, about one in six moves), its 422s and its creates
@@ -376,6 +379,9 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     def rounded(value: float | None, digits: int = 3) -> float | None:
         return None if value is None else round(value, digits)
 
+    def ratio(part: float | None, whole: float | None) -> float | None:
+        return None if part is None or not whole else round(part / whole, 2)
+
     return {
         "moves_per_s": round(moves["per_s"], 1),
         "p50_ms": round(moves["p50_ms"], 2),
@@ -409,6 +415,9 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "play_p99_ms": round(least["p99_ms"], 2),
         "play_server_cpu_ms_per_request": rounded(least["cpu_ms_each"]),
         "play_server_cpu_share": rounded(least["cpu_share"], 2),
+        # The target's figure (at most 2), and what the least a move does leaves of it.
+        "move_alone_over_write_cpu": ratio(move_alone(moves, views), write["cpu_ms_each"]),
+        "play_over_write_cpu": ratio(least["cpu_ms_each"], write["cpu_ms_each"]),
         "connections": args.matches,
         "seconds": args.seconds,
         "warmup": args.warmup,
@@ -486,6 +495,11 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(f"moves/s over bare requests/s: {figures['ratio']:.1%}")
     print(f"write requests/s over bare requests/s: {figures['write_ratio']:.1%}")
+    if figures["move_alone_over_write_cpu"] is not None:
+        print(
+            f"server CPU over the write's: {figures['move_alone_over_write_cpu']:.2f} times"
+            f" for a move alone, {figures['play_over_write_cpu']:.2f} for the least a move does"
+        )
     print(json.dumps(figures))
     return 0
 

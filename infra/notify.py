@@ -1,4 +1,5 @@
-"""Event buses: wake-ups for long polls and streams when a match gets new events.
+"""Event buses: wake-ups for long polls and streams when a match gets new events, and for
+the asker of a hint when a worker answered it.
 
 A wake-up is only a hint: waiters read the events from the store afterwards, so a lost
 or doubled notification costs latency, never correctness.
@@ -37,6 +38,12 @@ def hint_notice(match_id: str, seq: int) -> str:
     """What asking a worker for a hint sends: the match at the seq it stands at (no waiter
     of the match has news), marked so that only the hint runners are woken."""
     return f"{match_id}:{seq}:hint"
+
+
+def answer_notice(job: str) -> str:
+    """What a worker's answer to an asked hint sends: the job as if it were a match at seq 1,
+    so the asker waits on the bus for it (``wait(job, 0, ...)``) as for a match's news."""
+    return f"{job}:1:answer"
 
 
 class LocalEventBus:

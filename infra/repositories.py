@@ -37,7 +37,7 @@ from domain.match import MatchState
 from domain.moves import Move
 from infra import ai_queue, hint_queue, review_queue
 from infra.db import DatabaseUnavailable, is_unavailable, write_transaction
-from infra.notify import hint_notice, notice
+from infra.notify import answer_notice, hint_notice, notice
 from infra.statements import pg_statement
 from infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
 from service.limits import Quota, QuotaExceeded
@@ -635,7 +635,11 @@ class SqlMatchStore(Abandoning):
     @_reaching_database
     async def answer_hint(self, job: str, move: Move, reason: str) -> None:
         answer = update(HINTS).where(HINTS.c.id == job).values(answer=_encode((move, reason)))
-        await self._write(answer)
+        async with write_transaction(self._engine) as conn:
+            await conn.execute(answer)
+            if self._notify is not None:
+                payload = answer_notice(job)
+                await conn.execute(_NOTIFY, {"channel": self._notify, "payload": payload})
 
     @_reaching_database
     async def claim_hint(

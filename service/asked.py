@@ -1,7 +1,8 @@
 """Waiting on AI work asked of the processes that run AI, by a process that runs none
 (the API with SCOPA_AI_IN_PROCESS off): reviews and hints.
 
-The asker looks for the answer every ``poll_seconds``. It gives up (``AiUnavailable``)
+The asker looks for the answer after each ``pause``: a sleep, or for a hint a wait on the
+event bus, which the worker's answer ends at once. It gives up (``AiUnavailable``)
 when for ``UNATTENDED_SECONDS`` nobody held the work and no process said it runs AI (a
 worker that dies is silent for 10 s before it no longer counts, and its lease lapses in
 2 s), or after ``wait_seconds`` in all: the workers may be busy, or none may take it.
@@ -9,7 +10,6 @@ worker that dies is silent for 10 s before it no longer counts, and its lease la
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -22,7 +22,8 @@ UNATTENDED_SECONDS = 3.0
 ATTENDED_CHECK_SECONDS = 0.5
 REVIEW_POLL_SECONDS = 0.25
 REVIEW_WAIT_SECONDS = 30.0
-HINT_POLL_SECONDS = 0.02
+# The answer's notice wakes the asker: the poll only covers a notice lost on the way.
+HINT_POLL_SECONDS = 0.25
 HINT_WAIT_SECONDS = 10.0
 
 
@@ -31,13 +32,13 @@ async def answered(
     held: Callable[[], Awaitable[bool]],
     capacity: Callable[[], Awaitable[int]],
     monotonic: Callable[[], float],
-    poll_seconds: float,
+    pause: Callable[[], Awaitable[object]],
     wait_seconds: float,
 ) -> T:
     """``answer()`` once it is not None, or AiUnavailable."""
     start = attended = checked = monotonic()
     while True:
-        await asyncio.sleep(poll_seconds)
+        await pause()
         found = await answer()
         if found is not None:
             return found

@@ -685,7 +685,7 @@ class MatchService:
                 lambda: queue.hint_held(job),
                 self.reads.ai_capacity,
                 self.monotonic,
-                HINT_POLL_SECONDS,
+                lambda: self.bus.wait(job, 0, HINT_POLL_SECONDS),
                 HINT_WAIT_SECONDS,
             )
         finally:

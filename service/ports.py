@@ -188,7 +188,8 @@ class IdempotencyKeys(Protocol):
 
 
 class EventBus(Protocol):
-    """Wakes waiters when a match has new events, across processes."""
+    """Wakes waiters when a match has new events, across processes; and the asker of a
+    hint when a worker answered it, the job's id standing for the match (seq 1)."""
 
     async def publish(self, match_id: str, seq: int) -> None: ...
 

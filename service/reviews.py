@@ -99,6 +99,6 @@ class Reviews:
             lambda: queue.review_held(record.id, seat),
             self.reads.ai_capacity,
             self.monotonic,
-            self.poll_seconds,
+            lambda: asyncio.sleep(self.poll_seconds),
             REVIEW_WAIT_SECONDS,
         )

@@ -109,3 +109,26 @@ async def test_asking_wakes_the_hint_runners_and_not_the_ai_turns_runners(
     finally:
         await bus.stop()
         await engine.dispose()
+
+
+@pytest.mark.postgres
+async def test_the_answer_wakes_its_asker_at_once(postgres_url: str) -> None:
+    engine = make_engine(postgres_url)
+    bus = PostgresEventBus(postgres_url)
+    await bus.start()
+    try:
+        notifying = SqlMatchStore(engine, notify=CHANNEL)
+        state = await created(notifying, "m", "human", "human")
+        await until(lambda: bus.listening)
+        job = await notifying.ask_hint("m", state, 0, "hard")
+        # The asker's wait (service.matches) is on the job, long past what the test allows.
+        waiting = asyncio.ensure_future(bus.wait(job, 0, 30.0))
+        await asyncio.sleep(0.1)
+        assert not waiting.done()
+        await notifying.answer_hint(job, legal_moves(state)[0], "because")
+        assert await asyncio.wait_for(waiting, 2.0) is True
+        # The match's own waiters have no news.
+        assert await bus.wait("m", after=state.seq, seconds=0.01) is False
+    finally:
+        await bus.stop()
+        await engine.dispose()

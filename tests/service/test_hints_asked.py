@@ -60,13 +60,13 @@ class FakeHints:
 
 
 class Ticking:
-    """A monotonic clock a tenth of a second on at each reading."""
+    """A monotonic clock a second on at each reading."""
 
     def __init__(self) -> None:
         self.now = 0.0
 
     def __call__(self) -> float:
-        self.now += 0.1
+        self.now += 1.0
         return self.now
 
 

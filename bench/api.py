@@ -103,6 +103,9 @@ TIMED = {
     "play": "play",
 }
 
+# bench/bare_app.py's routes, a phase each, in this order.
+FLOORS = ("bare", "echo", "write", "play")
+
 
 class BenchError(Exception):
     """Something the bench did not expect: the run would not measure what it says."""
@@ -367,10 +370,10 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         servers.append(start(bare_app, {}, log))
         wait_ready(port, "/", servers[-1], log)
         phases: dict[str, dict[str, Any]] = {}
-        for mode in ("bare", "echo", "write", "play"):
+        for mode in FLOORS:
             (folder / mode).mkdir()
             phases[mode] = load(port, servers[-1], args, [mode, "-", str(folder / mode)])
-        bare, echo, write, least = (phases[m] for m in ("bare", "echo", "write", "play"))
+        bare, echo, write, least = (phases[mode] for mode in FLOORS)
     finally:
         for server in servers:
             stop(server)

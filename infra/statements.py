@@ -19,7 +19,6 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util import await_only
-from sqlalchemy.util.concurrency import in_greenlet
 
 # Raised by asyncpg before anything is sent: the statement can go again elsewhere.
 _UNSENT: tuple[type[Exception], ...] = (asyncpg.InterfaceError, asyncpg.InternalClientError)
@@ -96,18 +95,9 @@ class Lane:
 
     async def close(self) -> None:
         """Close the idle connections; those running a statement close when it ends."""
-        closing = [connection.close(timeout=1.0) for connection in self._let_go()]
-        await asyncio.gather(*closing, return_exceptions=True)
-
-    def drop(self) -> None:
-        """close() where nothing can be awaited: the idle connections are cut."""
-        for connection in self._let_go():
-            connection.terminate()
-
-    def _let_go(self) -> list[asyncpg.Connection]:
         self._generation += 1
         idle, self._idle = self._idle, []
-        return idle
+        await asyncio.gather(*(c.close(timeout=1.0) for c in idle), return_exceptions=True)
 
 
 _lanes: WeakKeyDictionary[Engine, Lane] = WeakKeyDictionary()
@@ -118,12 +108,8 @@ def add_lane(engine: AsyncEngine, lane: Lane) -> None:
     _lanes[engine.sync_engine] = lane
 
     def disposed(_engine: object) -> None:
-        # AsyncEngine.dispose runs this inside its greenlet, where the close can be
-        # awaited; a synchronous dispose elsewhere drops the connections instead.
-        if in_greenlet():
-            await_only(lane.close())
-        else:
-            lane.drop()
+        # AsyncEngine.dispose, the only dispose here, runs this inside its greenlet.
+        await_only(lane.close())
 
     event.listen(engine.sync_engine, "engine_disposed", disposed)
 

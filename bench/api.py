@@ -1,6 +1,7 @@
 """How fast the real server plays moves over HTTP on Postgres, against bare Litestar.
 
-    python -m bench.api [--seconds 15] [--warmup 3] [--matches 50] [--paced 0.25,0.5,0.75]
+    python -m bench.api [--seconds 15] [--warmup 3] [--matches 50] [--rounds 3]
+                        [--paced 0.25,0.5,0.75]
 
 Needs wrk (``apt-get install wrk``). Creates a Postgres database of its own
 (``SCOPA_BENCH_PG``, default the local server as user postgres), migrates it with
@@ -9,7 +10,7 @@ setting at its default), creates the matches (two human seats each) and has wrk 
 them: one wrk thread and one keep-alive connection per match, playing both seats in
 turn (bench/wrk_client.lua says how), for the warm-up and then the measured seconds.
 Then, in the same run, the same client at the same concurrency (same warm-up and seconds)
-measures four routes of bench/bare_app.py, one process served as ``scopa serve`` serves
+measures five routes of bench/bare_app.py, one process served as ``scopa serve`` serves
 the real app, each for a phase of its own:
 
 - ``GET /``, a small JSON object and nothing else: ``bare_rps``, the yardstick ``ratio``
@@ -25,9 +26,15 @@ the real app, each for a phase of its own:
   view answered as the server answers it, and nothing else (no token, log line, metrics,
   idempotency, clock or notification): ``play_*``, what is left of a stored move's cost
   once everything the server does around it is taken away.
+- ``POST /duties/{i}``, the play with what the contract and operations ask around every
+  stored move, each in the server's own code or the cheapest form the stack offers: the
+  seat token checked, the request id, the access-log line, the route's metrics, the
+  clock, a bounded statement, the notification sent in it and heard back: ``duties_*``,
+  the least any server on this stack could spend on a move that keeps the contract.
 
 ``move_alone_over_write_cpu`` is the issue's figure, a move alone's server CPU over the
-write's; ``play_over_write_cpu`` says how much of it the least a move does takes by itself.
+write's; ``play_over_write_cpu`` says how much of it the least a move does takes by
+itself, ``duties_over_write_cpu`` how much the least a move keeping the contract does.
 
 Then, on that server, fresh matches and the same client GETting each match's view again
 and again: ``view_server_cpu_ms_per_request``. The move run's own GETs (a view when a deal
@@ -57,6 +64,15 @@ Litestar does, and capped ``bare_rps`` at about a third of what wrk measures. Th
 still shares the machine's cores with the server and Postgres, so the run also reports
 each server process's own CPU time per request (Linux ``/proc``): the figure a busy
 machine disturbs least.
+
+A machine shared with other tenants runs the same code at different speeds from one
+minute to the next: on this project's 2-core machine, one move run cost 0.84 ms of CPU a
+move and another, minutes later, 1.38 ms, while the write stayed near 0.4 ms. So the
+server and the bare app are both up throughout, and the move run, the view run and the
+five bare phases follow one another ``--rounds`` times, each round on fresh matches.
+The round whose move alone costs the median over its own write's stands for the run:
+every figure but ``rounds`` (each round's CPU figures) and ``paced`` (run once, after the
+rounds, against that round's saturated rate) is that round's.
 
 Figures count what completed inside the measured window: ``moves_per_s``, ``p50_ms`` and
 ``p99_ms`` the accepted POST moves (200), ``requests_per_s`` every request of the move run
@@ -101,10 +117,11 @@ TIMED = {
     "echo": "echo",
     "write": "write",
     "play": "play",
+    "duties": "duties",
 }
 
 # bench/bare_app.py's routes, a phase each, in this order.
-FLOORS = ("bare", "echo", "write", "play")
+FLOORS = ("bare", "echo", "write", "play", "duties")
 
 
 class BenchError(Exception):
@@ -321,6 +338,23 @@ def move_alone(moves: dict[str, Any], views: dict[str, Any]) -> float | None:
     return (moves["cpu_ms"] - others * views["cpu_ms_each"]) / moves["kinds"]["move"]
 
 
+def rounded(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def ratio(part: float | None, whole: float | None) -> float | None:
+    return None if part is None or not whole else round(part / whole, 2)
+
+
+def write_cpu(run: dict[str, dict[str, Any]]) -> float | None:
+    return run["write"]["cpu_ms_each"]
+
+
+def move_over_write(run: dict[str, dict[str, Any]]) -> float | None:
+    """A round's figure for the target: a move alone's server CPU over the write's."""
+    return ratio(move_alone(run["moves"], run["views"]), write_cpu(run))
+
+
 def floor_tables(rows: int) -> str:
     """bench/bare_app.py's POST /write and /play tables: one row per connection, no
     events yet."""
@@ -355,35 +389,36 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         serve = ["-m", "infra.cli", "serve", "--host", HOST, "--port", str(port)]
         servers.append(start(serve, env, log))
         wait_ready(port, "/ready", servers[-1], log)
-        matches = folder / "matches.txt"
-        create_matches(port, args.matches, matches)
-        (folder / "moves").mkdir()
-        moves = load(port, servers[-1], args, ["moves", str(matches), str(folder / "moves")])
-        views = view_run(port, servers[-1], args, folder)
-        paced = [paced_moves(port, servers[-1], args, folder, moves, f) for f in args.paced]
-        stop(servers.pop())
-
         plain = database_url(name, "postgresql")
         asyncio.run(admin(floor_tables(args.matches), plain))
-        port, log = free_port(), folder / "bare.log"
-        bare_app = ["-m", "bench.bare_app", "--port", str(port), "--database", plain]
-        servers.append(start(bare_app, {}, log))
-        wait_ready(port, "/", servers[-1], log)
-        phases: dict[str, dict[str, Any]] = {}
-        for mode in FLOORS:
-            (folder / mode).mkdir()
-            phases[mode] = load(port, servers[-1], args, [mode, "-", str(folder / mode)])
-        bare, echo, write, least = (phases[mode] for mode in FLOORS)
+        bare_port, bare_log = free_port(), folder / "bare.log"
+        bare_app = ["-m", "bench.bare_app", "--port", str(bare_port), "--database", plain]
+        servers.append(start(bare_app, {}, bare_log))
+        wait_ready(bare_port, "/", servers[-1], bare_log)
+        server, bare_server = servers
+        runs = []
+        for number in range(args.rounds):
+            here = folder / f"round-{number}"
+            here.mkdir()
+            matches = here / "matches.txt"
+            create_matches(port, args.matches, matches)
+            (here / "moves").mkdir()
+            run = {"moves": load(port, server, args, ["moves", str(matches), str(here / "moves")])}
+            run["views"] = view_run(port, server, args, here)
+            for mode in FLOORS:
+                (here / mode).mkdir()
+                run[mode] = load(bare_port, bare_server, args, [mode, "-", str(here / mode)])
+            runs.append(run)
+        # The round whose move costs the median over the write's stands for the run.
+        runs.sort(key=lambda run: move_over_write(run) or 0.0)
+        chosen = runs[(len(runs) - 1) // 2]
+        paced = [paced_moves(port, server, args, folder, chosen["moves"], f) for f in args.paced]
     finally:
-        for server in servers:
-            stop(server)
+        for process in servers:
+            stop(process)
         asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-    def rounded(value: float | None, digits: int = 3) -> float | None:
-        return None if value is None else round(value, digits)
-
-    def ratio(part: float | None, whole: float | None) -> float | None:
-        return None if part is None or not whole else round(part / whole, 2)
+    moves, views = chosen["moves"], chosen["views"]
+    bare, echo, write, least, duties = (chosen[mode] for mode in FLOORS)
 
     return {
         "moves_per_s": round(moves["per_s"], 1),
@@ -418,9 +453,25 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         "play_p99_ms": round(least["p99_ms"], 2),
         "play_server_cpu_ms_per_request": rounded(least["cpu_ms_each"]),
         "play_server_cpu_share": rounded(least["cpu_share"], 2),
+        "duties_rps": round(duties["per_s"], 1),
+        "duties_p50_ms": round(duties["p50_ms"], 2),
+        "duties_p99_ms": round(duties["p99_ms"], 2),
+        "duties_server_cpu_ms_per_request": rounded(duties["cpu_ms_each"]),
+        "duties_server_cpu_share": rounded(duties["cpu_share"], 2),
         # The target's figure (at most 2), and what the least a move does leaves of it.
-        "move_alone_over_write_cpu": ratio(move_alone(moves, views), write["cpu_ms_each"]),
+        "move_alone_over_write_cpu": move_over_write(chosen),
         "play_over_write_cpu": ratio(least["cpu_ms_each"], write["cpu_ms_each"]),
+        "duties_over_write_cpu": ratio(duties["cpu_ms_each"], write["cpu_ms_each"]),
+        "rounds": [
+            {
+                "move_alone_over_write_cpu": move_over_write(run),
+                "play_over_write_cpu": ratio(run["play"]["cpu_ms_each"], write_cpu(run)),
+                "duties_over_write_cpu": ratio(run["duties"]["cpu_ms_each"], write_cpu(run)),
+                "server_cpu_ms_per_move_alone": rounded(move_alone(run["moves"], run["views"])),
+                "write_server_cpu_ms_per_request": rounded(write_cpu(run)),
+            }
+            for run in runs
+        ],
         "connections": args.matches,
         "seconds": args.seconds,
         "warmup": args.warmup,
@@ -443,6 +494,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--matches", type=int, default=50, help="and connections")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=3,
+        help="the move, view and floor runs, one after the other, this many times",
+    )
     parser.add_argument(
         "--paced",
         type=fractions,
@@ -486,6 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         ("echo", "POST, no storage"),
         ("write", "POST, one committed write"),
         ("play", "POST, the least a move does"),
+        ("duties", "POST, the least a move keeping the contract does"),
     ):
         print(
             f"{label} (/{key}): {figures[f'{key}_rps']:.0f} requests/s, "
@@ -501,7 +559,8 @@ def main(argv: list[str] | None = None) -> int:
     if figures["move_alone_over_write_cpu"] is not None:
         print(
             f"server CPU over the write's: {figures['move_alone_over_write_cpu']:.2f} times"
-            f" for a move alone, {figures['play_over_write_cpu']:.2f} for the least a move does"
+            f" for a move alone, {figures['play_over_write_cpu']:.2f} for the least a move does,"
+            f" {figures['duties_over_write_cpu']:.2f} for the least keeping the contract"
         )
     print(json.dumps(figures))
     return 0

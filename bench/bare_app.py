@@ -17,6 +17,18 @@
   storing them, and the mover's view answered as the server answers it
   (``api.view_answer``): no token, log line, metrics, idempotency, clock or
   notification (``play_*``).
+- ``POST /duties/{n}``, the least a move does with what the contract and its operators
+  ask around it, each in the server's own code or in the cheapest form this stack
+  offers: the request id and the access-log line (``api.middleware.observe``, logging
+  configured as ``scopa serve`` configures it), the route's metrics
+  (``api.middleware.RouteMetrics``), the seat token read (``api.parsing.bearer``), hashed
+  (``service.ids.token_hash``) and compared, the clock read for the turn's deadline, the
+  statement bounded by asyncpg's own timeout, the notification in the same statement
+  (``infra.notify.notice``) and heard back by the server's listener
+  (``infra.notify.PostgresEventBus``). Not in it: ``If-Match``, ``Idempotency-Key``
+  (the move run sends neither), the service's retries, the records' cache, the AI's
+  queue (``duties_*``). What it costs over the write is the least any server on this
+  stack could spend on a stored move that keeps the contract.
 
 The tables are bench/api.py's to create. Without ``--database`` the writing routes
 answer 503.
@@ -30,6 +42,8 @@ difference between these and the real app is what the real app does per request.
 from __future__ import annotations
 
 import argparse
+import hmac
+import time
 from typing import Annotated, Any
 
 import asyncpg
@@ -40,13 +54,20 @@ from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.params import PathParameter
 
+from api.middleware import RequestIdFilter, RouteMetrics, observe
+from api.parsing import bearer
 from api.view_answer import ViewAnswer
+from domain.events import StoredEvent
 from domain.match import MatchState, Seat, legal_moves, new_match, play_named
 from domain.rules import Rules
 from domain.views import MatchView, match_view
 from infra import collector
+from infra import logging as json_logging
 from infra.cli import LOOP
 from infra.db import CONNECTIONS
+from infra.notify import CHANNEL, PostgresEventBus, notice
+from infra.repositories import OPERATION_SECONDS
+from service.ids import token_hash
 
 # One statement, so one round trip and its own transaction: the version bump and the
 # event row commit together, or neither does.
@@ -70,7 +91,24 @@ INSERT INTO bench_play_events (id, version, seq, payload)
 SELECT moved.id, moved.version, e.seq, e.payload
 FROM moved, unnest($3::integer[], $4::bytea[]) AS e (seq, payload)
 """
+# The duties' save: the play's, with the notification every process listens for.
+DUTIES = """
+WITH moved AS (
+    UPDATE bench_play SET version = version + 1, state = $2 WHERE id = $1
+    RETURNING id, version
+), added AS (
+    INSERT INTO bench_play_events (id, version, seq, payload)
+    SELECT moved.id, moved.version, e.seq, e.payload
+    FROM moved, unnest($3::integer[], $4::bytea[]) AS e (seq, payload)
+)
+SELECT pg_notify($5, $6) FROM moved
+"""
 TWO_HUMANS = (Seat("human"), Seat("human"))
+# The duties' seat tokens, one a seat, as bench/wrk_client.lua sends them.
+SEAT_HASHES = tuple(token_hash(f"bench-seat-{seat}") for seat in range(2))
+# The match's next moment, read off the clock as the server reads it for every change;
+# a view shows it only on a clocked turn, and the bench's matches have no clock.
+TURN_SECONDS = 60.0
 _encode = msgspec.msgpack.Encoder().encode
 
 # Declared as the real app declares its path parameters (api/controllers/params.py).
@@ -91,10 +129,7 @@ async def echo(n: Row, request: Request[Any, Any, Any]) -> dict[str, object]:
 
 @post("/write/{n:int}", status_code=200)
 async def write(n: Row, state: State) -> dict[str, object]:
-    pool: asyncpg.Pool | None = state.get("pool")
-    if pool is None:
-        raise HTTPException(status_code=503, detail="started without --database")
-    seq = await pool.fetchval(WRITE, n, PAYLOAD)
+    seq = await writing_pool(state).fetchval(WRITE, n, PAYLOAD)
     if seq is None:
         raise HTTPException(status_code=404, detail=f"no bench_floor row {n}")
     return {"seq": seq}
@@ -102,10 +137,49 @@ async def write(n: Row, state: State) -> dict[str, object]:
 
 @post("/play/{n:int}", status_code=200)
 async def play(n: Row, request: Request[Any, Any, Any], state: State) -> Response[MatchView]:
+    pool = writing_pool(state)
+    msgspec.json.decode(await request.body(), type=dict[str, Any])
+    seat, match, events = next_move(n, state)
+    await pool.execute(
+        PLAY, n, _encode(match), [e.seq for e in events], [_encode(e) for e in events]
+    )
+    state.matches[n] = match
+    return ViewAnswer(match_view(str(n), match, seat))
+
+
+@post("/duties/{n:int}", status_code=200, middleware=[RouteMetrics])
+async def duties(n: Row, request: Request[Any, Any, Any], state: State) -> Response[MatchView]:
+    pool = writing_pool(state)
+    token = bearer(request)
+    if token is None or not hmac.compare_digest(token_hash(token), SEAT_HASHES[n % 2]):
+        raise HTTPException(status_code=401, detail="not this seat's token")
+    msgspec.json.decode(await request.body(), type=dict[str, Any])
+    seat, match, events = next_move(n, state)
+    deadline = time.time() + TURN_SECONDS
+    await pool.execute(
+        DUTIES,
+        n,
+        _encode(match),
+        [e.seq for e in events],
+        [_encode(e) for e in events],
+        CHANNEL,
+        notice(str(n), match.seq, False),
+        timeout=OPERATION_SECONDS,
+    )
+    state.matches[n] = match
+    return ViewAnswer(match_view(str(n), match, seat, deadline=deadline))
+
+
+def writing_pool(state: State) -> asyncpg.Pool:
     pool: asyncpg.Pool | None = state.get("pool")
     if pool is None:
         raise HTTPException(status_code=503, detail="started without --database")
-    msgspec.json.decode(await request.body(), type=dict[str, Any])
+    return pool
+
+
+def next_move(n: int, state: State) -> tuple[int, MatchState, list[StoredEvent]]:
+    """Row n's match after its next move (the first legal one), not stored yet; a new
+    match once the last one has ended."""
     matches: dict[int, MatchState] = state.matches
     match = matches.get(n)
     if match is None or match.status != "active":
@@ -114,11 +188,18 @@ async def play(n: Row, request: Request[Any, Any, Any], state: State) -> Respons
     assert seat is not None
     move = legal_moves(match)[0]
     match, events = play_named(match, seat, move.card, move.capture)
-    await pool.execute(
-        PLAY, n, _encode(match), [e.seq for e in events], [_encode(e) for e in events]
-    )
-    matches[n] = match
-    return ViewAnswer(match_view(str(n), match, seat))
+    return seat, match, events
+
+
+class BareApp(Litestar):
+    """Litestar, with only the duties' route named and logged as the server names and
+    logs every request (``api.app.ScopaApp``)."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/duties/"):
+            await observe(scope, receive, send, super().__call__)
+        else:
+            await super().__call__(scope, receive, send)
 
 
 async def nothing_to_reset(_conn: asyncpg.Connection) -> None:
@@ -131,18 +212,24 @@ def build(database: str | None = None) -> Litestar:
     """The app; with a DSN (plain ``postgresql://``), ``/write`` and ``/play`` have a pool
     to write with."""
 
+    routes = [hello, echo, write, play, duties]
+    if database is None:
+        return BareApp(routes)
+    # The duties' notifications, heard as the server hears its own.
+    bus = PostgresEventBus(database)
+
     async def open_pool(app: Litestar) -> None:
         app.state.matches = {}
         app.state.pool = await asyncpg.create_pool(
             database, min_size=CONNECTIONS, max_size=CONNECTIONS, reset=nothing_to_reset
         )
+        await bus.start()
 
     async def close_pool(app: Litestar) -> None:
+        await bus.stop()
         await app.state.pool.close()
 
-    if database is None:
-        return Litestar([hello, echo, write, play])
-    return Litestar([hello, echo, write, play], on_startup=[open_pool], on_shutdown=[close_pool])
+    return BareApp(routes, on_startup=[open_pool], on_shutdown=[close_pool])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -152,6 +239,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--database", help="postgresql://... DSN for POST /write")
     args = parser.parse_args(argv)
     app = build(args.database)
+    json_logging.configure(filters=[RequestIdFilter()])
     collector.settle()
     uvicorn.run(
         app,

@@ -6,6 +6,7 @@
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- echo  -            LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- write -            LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- play  -            LOG_FOLDER
+--   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- duties -           LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- views MATCHES_FILE LOG_FOLDER
 --   wrk -t50 -c50 -d18s -s bench/wrk_client.lua URL -- moves MATCHES_FILE LOG_FOLDER 0.2
 --
@@ -13,9 +14,10 @@
 -- fixed schedule (a late answer shortens the next wait, never moves the schedule), so
 -- 50 connections at 0.2 s offer 250 requests a second. Without it, or 0, each connection
 -- sends its next request as soon as the answer is in (saturation).
--- "bare": GET / again and again. "echo", "write" and "play": thread i POSTs a small JSON
--- body to /echo/i, /write/i or /play/i (bench/bare_app.py) again and again, so each
--- thread writes a row of its own.
+-- "bare": GET / again and again. "echo", "write", "play" and "duties": thread i POSTs a
+-- small JSON body to /echo/i, /write/i, /play/i or /duties/i (bench/bare_app.py) again
+-- and again, so each thread writes a row of its own; to /duties/i with the seat token
+-- bench/bare_app.py expects of thread i, as a move run sends its token.
 --
 -- "views": thread i GETs the view of the match on line i of MATCHES_FILE again and
 -- again, with the token of the seat whose turn it was when the match was made.
@@ -29,8 +31,8 @@
 --
 -- Every answer is one line of LOG_FOLDER/thread-i.log: "end latency kind", seconds on
 -- CLOCK_MONOTONIC (Python's time.perf_counter on Linux); kind is bare, echo, write, play,
--- move (accepted), ambiguous, view, create, or error-STATUS (any status but 200 for bare,
--- echo, write, play and views).
+-- duties, move (accepted), ambiguous, view, create, or error-STATUS (any status but 200
+-- for bare, echo, write, play, duties and views).
 
 local ffi = require("ffi")
 ffi.cdef [[
@@ -52,7 +54,7 @@ function setup(thread)
   created = created + 1
 end
 
-local mode, log, sent, kind, card, floor_path, pace, next_at
+local mode, log, sent, kind, card, floor_path, floor_headers, pace, next_at
 local match_id, tokens, turn, hands, chosen, dead
 
 local JSON = { ["Content-Type"] = "application/json" }
@@ -96,8 +98,15 @@ function init(args)
     -- Spread over one interval, so the connections do not all send at the same moment.
     next_at = now() + pace * math.random()
   end
-  if mode == "echo" or mode == "write" or mode == "play" then
+  if mode == "echo" or mode == "write" or mode == "play" or mode == "duties" then
     floor_path = "/" .. mode .. "/" .. index
+    floor_headers = JSON
+    if mode == "duties" then
+      floor_headers = {
+        ["Content-Type"] = "application/json",
+        ["Authorization"] = "Bearer bench-seat-" .. (index % 2),
+      }
+    end
   elseif mode == "moves" or mode == "views" then
     local line = 0
     for text in io.lines(args[2]) do
@@ -124,7 +133,7 @@ function request()
   end
   if floor_path ~= nil then
     kind = mode
-    return wrk.format("POST", floor_path, JSON, FLOOR_BODY)
+    return wrk.format("POST", floor_path, floor_headers, FLOOR_BODY)
   end
   if mode == "views" then
     kind = "view"

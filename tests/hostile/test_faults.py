@@ -15,13 +15,11 @@ move the server acknowledged is in the log.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
 
 from domain.match import Seat
@@ -31,7 +29,7 @@ from service.ports import Idempotency
 from tests.fakes import FakeBus, FakeKeys, FakeStore, StoreDown, fake_service
 from tests.support.audit import audit
 from tests.support.driver import Journal, Player, client
-from tests.support.private_postgres import PrivatePostgres
+from tests.support.private_postgres import PrivatePostgres, running_private_postgres
 from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, start_server
 
@@ -51,30 +49,7 @@ FROZEN_SECONDS = 12.0
 
 @pytest.fixture
 def private_postgres() -> Iterator[PrivatePostgres]:
-    try:
-        pg = PrivatePostgres()
-    except (FileNotFoundError, OSError) as error:
-        if os.environ.get("CI"):
-            pytest.fail(f"no private Postgres: {error!r}")
-        pytest.skip(f"no private Postgres: {error!r}")
-    try:
-        pg.start()
-        pg.wait_ready()
-        yield pg
-    finally:
-        pg.destroy()
-
-
-async def admin(pg: PrivatePostgres, statement: str) -> Any:
-    conn = await asyncpg.connect(pg.dsn, timeout=5)
-    try:
-        return await conn.fetchval(statement)
-    finally:
-        await conn.close()
-
-
-def database_url(pg: PrivatePostgres) -> str:
-    return f"postgresql+asyncpg://postgres@127.0.0.1:{pg.port}/{DATABASE}"
+    yield from running_private_postgres()
 
 
 def setup(slot: int, number: int) -> dict[str, Any]:
@@ -98,8 +73,7 @@ class Faults:
         self.done = asyncio.Event()
 
     async def terminate(self) -> None:
-        killed = await admin(
-            self.pg,
+        killed = await self.pg.fetchval(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
             f"WHERE datname = '{DATABASE}' AND pid <> pg_backend_pid()",
         )
@@ -151,8 +125,7 @@ async def test_connections_killed_and_database_restarted_during_play(
 ) -> None:
     reliability_log.check = "faults: Postgres connections killed, stopped, frozen"
     pg = private_postgres
-    await admin(pg, f"CREATE DATABASE {DATABASE}")
-    url = database_url(pg)
+    url = await pg.create_database(DATABASE)
     server: Server = await asyncio.to_thread(start_server, url, tmp_path)
     journal = Journal()
     matches: list[str] = []

@@ -1,7 +1,8 @@
 """A throwaway Postgres server of the tests' own, to stop and start without disturbing
 the machine's: ``initdb`` (as the postgres user: it refuses root) into a temporary
-folder, on a free port of the loopback. ``freeze`` stops its processes dead (SIGSTOP)
-and ``thaw`` lets them go on: a database that hangs rather than refuses.
+folder, on a free port of the loopback, with server ``settings`` of the test's choosing.
+``freeze`` stops its processes dead (SIGSTOP) and ``thaw`` lets them go on: a database that
+hangs rather than refuses. ``running_private_postgres()`` is a fixture's body.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
 
 
 def _bin(name: str) -> str:
@@ -40,7 +46,8 @@ def _as_postgres(args: list[str]) -> list[str]:
 
 
 class PrivatePostgres:
-    def __init__(self) -> None:
+    def __init__(self, settings: Mapping[str, str] | None = None) -> None:
+        self.settings = dict(settings or {})
         self.folder = Path(tempfile.mkdtemp(prefix="scopa-pg-"))
         self.data = self.folder / "data"
         self.port = _free_port()
@@ -68,13 +75,24 @@ class PrivatePostgres:
     def dsn(self) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
-    @property
-    def url(self) -> str:
-        """The SQLAlchemy URL the server is configured with."""
-        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/postgres"
+    async def create_database(self, name: str) -> str:
+        """A new database ``name``; its SQLAlchemy URL, as the server is configured with."""
+        await self.fetchval(f'CREATE DATABASE "{name}"')
+        return f"postgresql+asyncpg://postgres@127.0.0.1:{self.port}/{name}"
+
+    async def fetchval(self, statement: str) -> Any:
+        """The first value of one statement, as the administrator."""
+        conn = await asyncpg.connect(self.dsn, timeout=5)
+        try:
+            return await conn.fetchval(statement)
+        finally:
+            await conn.close()
 
     def start(self) -> None:
-        options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+        settings = {"listen_addresses": "127.0.0.1", "fsync": "off", **self.settings}
+        options = " ".join(
+            [f"-p {self.port} -k {self.folder}", *(f"-c {k}={v}" for k, v in settings.items())]
+        )
         subprocess.run(
             _as_postgres(
                 [
@@ -151,3 +169,22 @@ class PrivatePostgres:
         self.thaw(self.processes() if (self.data / "postmaster.pid").exists() else [])
         self.stop("immediate")
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def running_private_postgres(
+    settings: Mapping[str, str] | None = None,
+) -> Iterator[PrivatePostgres]:
+    """A started private server, destroyed afterwards; the test skips without the server
+    binaries, unless ``CI`` is set: then it fails."""
+    try:
+        pg = PrivatePostgres(settings)
+    except (FileNotFoundError, OSError) as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"no private Postgres: {error!r}")
+        pytest.skip(f"no private Postgres: {error!r}")
+    try:
+        pg.start()
+        pg.wait_ready()
+        yield pg
+    finally:
+        pg.destroy()

@@ -356,8 +356,8 @@ def move_over_write(run: dict[str, dict[str, Any]]) -> float | None:
 
 
 def floor_tables(rows: int) -> str:
-    """bench/bare_app.py's POST /write and /play tables: one row per connection, no
-    events yet."""
+    """bench/bare_app.py's tables, for POST /write and for /play and /duties: one row per
+    connection, no events yet."""
     return f"""
         CREATE TABLE bench_floor (id integer PRIMARY KEY, version integer NOT NULL);
         CREATE TABLE bench_floor_events (

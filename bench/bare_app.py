@@ -209,8 +209,8 @@ async def nothing_to_reset(_conn: asyncpg.Connection) -> None:
 
 
 def build(database: str | None = None) -> Litestar:
-    """The app; with a DSN (plain ``postgresql://``), ``/write`` and ``/play`` have a pool
-    to write with."""
+    """The app; with a DSN (plain ``postgresql://``), ``/write``, ``/play`` and ``/duties``
+    have a pool to write with, and ``/duties`` a listener to hear its notices."""
 
     routes = [hello, echo, write, play, duties]
     if database is None:
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8001)
-    parser.add_argument("--database", help="postgresql://... DSN for POST /write")
+    parser.add_argument("--database", help="postgresql://... DSN of the writing routes")
     args = parser.parse_args(argv)
     app = build(args.database)
     json_logging.configure(filters=[RequestIdFilter()])

@@ -33,8 +33,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +116,53 @@ async def play_one(
     return answered - started, answered
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Spectators:
+    """N spectator streams on one match, read by bench/stream_reader.py in a process of
+    its own, seen from the mover's side."""
+
+    def __init__(self, reader: asyncio.subprocess.Process) -> None:
+        assert reader.stdin is not None
+        assert reader.stdout is not None
+        self._stdin = reader.stdin
+        self._stdout = reader.stdout
+
+    async def reached(self, seq: int) -> float | None:
+        """The ``time.perf_counter()`` at which the last stream got ``seq``; None if not
+        every stream had it within the reader's wait (10 s)."""
+        self._stdin.write(f"{seq}\n".encode())
+        await self._stdin.drain()
+        said, moment = (await self._stdout.readline()).decode().split()
+        if said != str(seq):
+            raise BenchError(f"the reader answered for seq {said}, not {seq}")
+        return None if moment == "timeout" else float(moment)
+
+
+@asynccontextmanager
+async def spectators(port: int, path: str, n: int) -> AsyncIterator[Spectators]:
+    """Once every one of ``n`` streams of ``path`` has had its first event."""
+    reader = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "bench.stream_reader", "--port", str(port), "--path", path),
+        *("--streams", str(n)),
+        cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert reader.stdout is not None
+        said = (await reader.stdout.readline()).decode().strip()
+        if said != "open":
+            raise BenchError(f"streams: {said}")
+        yield Spectators(reader)
+    finally:
+        if reader.returncode is None:
+            reader.kill()
+        await reader.wait()
+
+
 async def delivery(port: int, pid: int, n: int, moves: int) -> dict[str, Any]:
     base = f"http://{HOST}:{port}"
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
@@ -124,19 +171,7 @@ async def delivery(port: int, pid: int, n: int, moves: int) -> dict[str, Any]:
         tokens = {t["seat"]: t["token"] for t in created["tokens"]}
         before_kb = rss_kb(pid)
         path = f"/v1/matches/{match_id}/events/stream"
-        reader = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *("-m", "bench.stream_reader", "--port", str(port), "--path", path),
-            *("--streams", str(n)),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-        )
-        assert reader.stdin is not None
-        assert reader.stdout is not None
-        try:
-            said = (await reader.stdout.readline()).decode().strip()
-            if said != "open":
-                raise BenchError(f"streams: {said}")
+        async with spectators(port, path, n) as crowd:
             await asyncio.sleep(1.0)
             open_kb = rss_kb(pid)
             move_s: list[float] = []
@@ -148,19 +183,14 @@ async def delivery(port: int, pid: int, n: int, moves: int) -> dict[str, Any]:
                 took, answered = await play_one(client, match_id, tokens)
                 move_s.append(took)
                 seq = last + 1
-                reader.stdin.write(f"{seq}\n".encode())
-                _got, moment = (await reader.stdout.readline()).decode().split()
-                if moment == "timeout":
+                moment = await crowd.reached(seq)
+                if moment is None:
                     raise BenchError(f"seq {seq} did not reach every stream in 10 s")
-                delivered.append(float(moment) - answered)
+                delivered.append(moment - answered)
                 await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - answered)))
                 cpu_after = cpu_seconds(pid)
                 if cpu_before is not None and cpu_after is not None:
                     cpu.append(cpu_after - cpu_before)
-        finally:
-            if reader.returncode is None:
-                reader.kill()
-            await reader.wait()
     move_s.sort()
     delivered.sort()
     return {

@@ -12,6 +12,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, nullcontext, suppress
+from functools import partial
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -21,6 +22,7 @@ from sqlalchemy import event, exc, text
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import Pool
+from sqlalchemy.util import await_only
 
 from infra.statements import Lane, add_lane
 
@@ -37,6 +39,8 @@ CONNECTIONS = POOL_SIZE + LANE_SIZE
 _SQLALCHEMY_OPTIONS = ("prepared_statement_cache_size", "prepared_statement_name_func")
 # While a server that does not answer yet is waited for, how often to try again.
 RETRY_SECONDS = 1.0
+# How soon a connection that lost the race to switch a new SQLite file to WAL tries again.
+WAL_RETRY_SECONDS = 0.01
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +132,7 @@ def make_engine(url: str, *, command_timeout: float = COMMAND_TIMEOUT) -> AsyncE
         connect_args={"timeout": command_timeout},
     )
     event.listen(engine.sync_engine, "do_connect", _sqlite_private_file)
-    event.listen(engine.sync_engine, "connect", _sqlite_connect)
+    event.listen(engine.sync_engine, "connect", partial(_sqlite_connect, patience=command_timeout))
     event.listen(engine.sync_engine, "begin", _sqlite_begin)
     return engine
 
@@ -160,18 +164,32 @@ def _sqlite_private_file(
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
-def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
+def _sqlite_connect(dbapi_connection: Any, _record: object, *, patience: float) -> None:
     # The driver's own transaction handling skips BEGIN before SELECTs and cannot say
     # IMMEDIATE; the "begin" hook below takes over.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
-    for pragma in (
-        "journal_mode=WAL",
-        "synchronous=NORMAL",
-        "foreign_keys=ON",
-    ):
+    _enter_wal(cursor, patience)
+    for pragma in ("synchronous=NORMAL", "foreign_keys=ON"):
         cursor.execute(f"PRAGMA {pragma}")
     cursor.close()
+
+
+def _enter_wal(cursor: Any, patience: float) -> None:
+    # A new file starts with a rollback journal, and switching it to WAL takes its
+    # exclusive lock. Connections opening it together each hold a shared lock while they
+    # wait for that one, and SQLite breaks the deadlock by failing one of them at once,
+    # without its busy handler. The switch is kept in the file: the loser, trying again,
+    # finds it made.
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except Exception as error:
+            if not _sqlite_busy(error) or time.monotonic() >= deadline:
+                raise
+        await_only(asyncio.sleep(WAL_RETRY_SECONDS))
 
 
 def _sqlite_begin(conn: Connection) -> None:

@@ -3,11 +3,7 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 COPY constraints.txt pyproject.toml README.md LICENSE ./
-COPY domain ./domain
-COPY service ./service
-COPY api ./api
-COPY infra ./infra
-COPY migrations ./migrations
+COPY scopa ./scopa
 COPY openapi ./openapi
 # Pinned: every rebuild gets the same libraries (constraints.txt says how to renew them).
 # The server's user owns /data, the one folder it may write.

@@ -21,12 +21,12 @@ import json
 import statistics
 import time
 
-from domain.ai import OPPONENTS, decide
-from domain.ai.review import review
-from domain.events import StoredEvent
-from domain.match import MatchState, Seat, legal_moves, new_match, play
-from domain.rules import make_rules
-from infra.tournament import percentile
+from scopa.domain.ai import OPPONENTS, decide
+from scopa.domain.ai.review import review
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
+from scopa.domain.rules import make_rules
+from scopa.infra.tournament import percentile
 
 RULES = make_rules()
 

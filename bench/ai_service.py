@@ -54,7 +54,7 @@ def workers(count: int, env: dict[str, str], folder: Path) -> Iterator[None]:
     try:
         for i in range(count):
             log = folder / f"worker-{count}-{i}.log"
-            started.append(start(["-m", "infra.cli", "worker"], env, log))
+            started.append(start(["-m", "scopa.cli", "worker"], env, log))
         deadline = time.monotonic() + 60
         for i in range(count):
             while "AI worker" not in (folder / f"worker-{count}-{i}.log").read_text():

@@ -276,7 +276,7 @@ def migrate(env: dict[str, str]) -> None:
     """``scopa migrate`` with ``env``: ``python -m infra.cli`` is ``scopa``, from this
     checkout rather than an installed copy."""
     migrated = subprocess.run(
-        [sys.executable, "-m", "infra.cli", "migrate"],
+        [sys.executable, "-m", "scopa.cli", "migrate"],
         cwd=ROOT,
         env={**os.environ, **env},
         capture_output=True,
@@ -386,7 +386,7 @@ def bench(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         migrate(env)
 
         port, log = free_port(), folder / "scopa.log"
-        serve = ["-m", "infra.cli", "serve", "--host", HOST, "--port", str(port)]
+        serve = ["-m", "scopa.cli", "serve", "--host", HOST, "--port", str(port)]
         servers.append(start(serve, env, log))
         wait_ready(port, "/ready", servers[-1], log)
         plain = database_url(name, "postgresql")

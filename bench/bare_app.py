@@ -54,20 +54,20 @@ from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.params import PathParameter
 
-from api.middleware import RequestIdFilter, RouteMetrics, observe
-from api.parsing import bearer
-from api.view_answer import ViewAnswer
-from domain.events import StoredEvent
-from domain.match import MatchState, Seat, legal_moves, new_match, play_named
-from domain.rules import Rules
-from domain.views import MatchView, match_view
-from infra import collector
-from infra import logging as json_logging
-from infra.cli import LOOP
-from infra.db import CONNECTIONS
-from infra.notify import CHANNEL, PostgresEventBus, notice
-from infra.repositories import OPERATION_SECONDS
-from service.ids import token_hash
+from scopa.api.middleware import RequestIdFilter, RouteMetrics, observe
+from scopa.api.parsing import bearer
+from scopa.api.view_answer import ViewAnswer
+from scopa.cli import LOOP
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play_named
+from scopa.domain.rules import Rules
+from scopa.domain.views import MatchView, match_view
+from scopa.infra import collector
+from scopa.infra import logging as json_logging
+from scopa.infra.db import CONNECTIONS
+from scopa.infra.notify import CHANNEL, PostgresEventBus, notice
+from scopa.infra.repositories import OPERATION_SECONDS
+from scopa.service.ids import token_hash
 
 # One statement, so one round trip and its own transaction: the version bump and the
 # event row commit together, or neither does.

@@ -38,13 +38,13 @@ import time
 from collections.abc import Callable, Iterator
 from functools import partial
 
-from domain.cards import DECK
-from domain.deal import Deal
-from domain.match import MatchState, Seat, legal_moves, new_match, play
-from domain.playout import play_out
-from domain.rng import SplitMix64
-from domain.rules import make_rules
-from domain.scoring import deal_points, score_deal
+from scopa.domain.cards import DECK
+from scopa.domain.deal import Deal
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
+from scopa.domain.playout import play_out
+from scopa.domain.rng import SplitMix64
+from scopa.domain.rules import make_rules
+from scopa.domain.scoring import deal_points, score_deal
 
 RULES = make_rules()
 ROUNDS = 3

@@ -29,9 +29,9 @@ import uvloop
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.scale import database
-from infra import collector
-from infra.app_factory import build_app
-from infra.settings import Settings
+from scopa.infra import collector
+from scopa.infra.settings import Settings
+from scopa.wiring import build_app
 
 MATCHES = 50
 App = Any

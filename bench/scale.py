@@ -89,7 +89,7 @@ def servers(count: int, env: dict[str, str], folder: Path) -> Iterator[list[tupl
     try:
         for i in range(count):
             port, log = free_port(), folder / f"scopa-{count}-{i}.log"
-            serve = ["-m", "infra.cli", "serve", "--host", HOST, "--port", str(port)]
+            serve = ["-m", "scopa.cli", "serve", "--host", HOST, "--port", str(port)]
             started.append((port, start(serve, env, log)))
             wait_ready(port, "/ready", started[-1][1], log)
         yield started

@@ -14,13 +14,13 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.ai import LEVELS
-from domain.ai.review import Review, review
-from domain.events import EventView, StoredEvent
-from domain.match import MatchState, ai_to_play, legal_moves
-from domain.moves import Move
-from service.limits import Quota, QuotaExceeded, Window
-from service.ports import (
+from scopa.domain.ai import LEVELS
+from scopa.domain.ai.review import Review, review
+from scopa.domain.events import EventView, StoredEvent
+from scopa.domain.match import MatchState, ai_to_play, legal_moves
+from scopa.domain.moves import Move
+from scopa.service.limits import Quota, QuotaExceeded, Window
+from scopa.service.ports import (
     AiBacklog,
     Answer,
     Change,
@@ -275,7 +275,7 @@ class FakeStore:
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:
     """A ``MatchService`` on the fakes (a new store and bus unless given)."""
-    from service.matches import MatchService
+    from scopa.service.matches import MatchService
 
     store = store or FakeStore()
     return MatchService(store, bus or FakeBus(), reads=store.reads, keys=store.keys, **kwargs)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from domain.cards import DECK, parse_cards
-from domain.match import MatchState, Seat, legal_moves, new_match, play
-from domain.rng import SplitMix64
-from domain.rules import Rules, make_rules
+from scopa.domain.cards import DECK, parse_cards
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
+from scopa.domain.rng import SplitMix64
+from scopa.domain.rules import Rules, make_rules
 
 VARIANTS: dict[str, dict[str, object]] = {
     "classic": {},

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.ai import LEVELS, OPPONENTS, decide
+from scopa.domain.ai import LEVELS, OPPONENTS, decide
 from tests.ai.positions import random_positions, rules_for
 
 PINNED: dict[tuple[str, int], list[str]] = {

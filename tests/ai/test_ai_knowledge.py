@@ -7,12 +7,12 @@ import inspect
 import msgspec
 import pytest
 
-from domain.ai import LEVELS, decide, easy, expert, hard, medium
-from domain.ai.knowledge import Knowledge, candidates, knowledge_of
-from domain.cards import DECK
-from domain.match import MatchState, Seat, is_sweep, legal_moves
-from domain.rng import SplitMix64
-from domain.rules import make_rules
+from scopa.domain.ai import LEVELS, decide, easy, expert, hard, medium
+from scopa.domain.ai.knowledge import Knowledge, candidates, knowledge_of
+from scopa.domain.cards import DECK
+from scopa.domain.match import MatchState, Seat, is_sweep, legal_moves
+from scopa.domain.rng import SplitMix64
+from scopa.domain.rules import make_rules
 from tests.ai.positions import VARIANTS, random_positions, rules_for
 
 

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.ai import LEVELS, UnknownLevel, decide
-from domain.errors import MatchNotActive, NotYourTurn
-from domain.match import MatchState, legal_moves, play
-from domain.moves import Move
+from scopa.domain.ai import LEVELS, UnknownLevel, decide
+from scopa.domain.errors import MatchNotActive, NotYourTurn
+from scopa.domain.match import MatchState, legal_moves, play
+from scopa.domain.moves import Move
 from tests.ai.positions import VARIANTS, fresh_match, random_positions, rules_for
 
 # Expert samples kept small here: these tests are about legality, not strength.

@@ -8,14 +8,14 @@ import time
 
 import pytest
 
-from domain.ai import decide
-from domain.ai.evaluate import card_weights
-from domain.ai.hard_v1 import expected_best
-from domain.ai.match_odds import match_odds
-from domain.ai.playout import play_out, policy_move
-from domain.cards import NAME
-from domain.match import MatchState, current_deal, legal_moves
-from domain.rules import make_rules
+from scopa.domain.ai import decide
+from scopa.domain.ai.evaluate import card_weights
+from scopa.domain.ai.hard_v1 import expected_best
+from scopa.domain.ai.match_odds import match_odds
+from scopa.domain.ai.playout import play_out, policy_move
+from scopa.domain.cards import NAME
+from scopa.domain.match import MatchState, current_deal, legal_moves
+from scopa.domain.rules import make_rules
 from tests.ai.positions import VARIANTS, position, random_positions, rules_for
 
 

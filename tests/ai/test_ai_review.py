@@ -7,17 +7,17 @@ from collections.abc import Sequence
 import msgspec
 import pytest
 
-from domain.ai import decide
-from domain.ai import review as coach
-from domain.ai.knowledge import Knowledge, knowledge_of
-from domain.ai.review import Review, information_seed, judge, review
-from domain.ai.search import world
-from domain.cards import DECK, NAME, parse_card, parse_cards
-from domain.events import CardPlayed, DealStarted, StoredEvent
-from domain.match import MatchState, Seat, legal_moves, new_match, play
-from domain.moves import Move
-from domain.rng import SplitMix64
-from domain.rules import Rules, make_rules
+from scopa.domain.ai import decide
+from scopa.domain.ai import review as coach
+from scopa.domain.ai.knowledge import Knowledge, knowledge_of
+from scopa.domain.ai.review import Review, information_seed, judge, review
+from scopa.domain.ai.search import world
+from scopa.domain.cards import DECK, NAME, parse_card, parse_cards
+from scopa.domain.events import CardPlayed, DealStarted, StoredEvent
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
+from scopa.domain.moves import Move
+from scopa.domain.rng import SplitMix64
+from scopa.domain.rules import Rules, make_rules
 
 RULES = make_rules()
 SEATS = (Seat("ai", "medium"), Seat("ai", "hard"))

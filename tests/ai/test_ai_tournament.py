@@ -8,10 +8,10 @@ import math
 
 import pytest
 
-from domain.ai.tournament import play_match, run
-from domain.rules import make_rules
-from infra.ratings import fit
-from infra.tournament import main, mean_ci, percentile, wilson
+from scopa.domain.ai.tournament import play_match, run
+from scopa.domain.rules import make_rules
+from scopa.infra.ratings import fit
+from scopa.infra.tournament import main, mean_ci, percentile, wilson
 
 
 def test_matches_come_in_duplicate_pairs() -> None:

@@ -8,10 +8,10 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from api.app import create_app
-from infra.ai_runner import AiRunner
-from infra.settings import Settings
-from service.matches import MatchService
+from scopa.api.app import create_app
+from scopa.infra.ai_runner import AiRunner
+from scopa.infra.settings import Settings
+from scopa.service.matches import MatchService
 from tests.fakes import FakeCounts, FakeSlots, FakeStore, StoreDown
 from tests.support.databases import *  # noqa: F403
 from tests.support.fake_ports import *  # noqa: F403

@@ -10,9 +10,9 @@ from typing import Any
 
 import httpx
 
-from domain.cards import NAME
-from infra.app_factory import build_app
-from infra.settings import Settings
+from scopa.domain.cards import NAME
+from scopa.infra.settings import Settings
+from scopa.wiring import build_app
 
 PROBLEM = "https://scopa.example/problems/"
 _FIXED = ["7C", "AC", "5S", "AD", "KH", "AH", "2C", "5H", "3D", "4S"]

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from domain.cards import parse_card
-from domain.match import MatchState, Seat
-from domain.moves import Move
-from infra.ai_pool import PooledAi
-from infra.ai_runner import AiRunner
-from service.matches import Setup
+from scopa.domain.cards import parse_card
+from scopa.domain.match import MatchState, Seat
+from scopa.domain.moves import Move
+from scopa.infra.ai_pool import PooledAi
+from scopa.infra.ai_runner import AiRunner
+from scopa.service.matches import Setup
 from tests.api.support import DECK, Client, bearer, create, tokens
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 

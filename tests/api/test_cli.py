@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 import pytest
 
-from infra.cli import main, render_openapi
-from infra.settings import Settings, SettingsError
+from scopa.cli import main, render_openapi
+from scopa.infra.settings import Settings, SettingsError
 from tests.support.databases import PG_HOST
 from tests.support.server_process import ROOT, free_port, start_server
 
@@ -115,7 +115,7 @@ def scopa(*args: str, env: dict[str, str], seconds: float = 60) -> subprocess.Co
 
 def _scopa(args: tuple[str, ...], env: dict[str, str]) -> dict[str, Any]:
     return {
-        "args": [sys.executable, "-m", "infra.cli", *args],
+        "args": [sys.executable, "-m", "scopa.cli", *args],
         "cwd": ROOT,
         "env": {**os.environ, "SCOPA_AI_WORKERS": "1", **env},
         "stdin": subprocess.DEVNULL,

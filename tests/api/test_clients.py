@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from api.clients import Clients
-from infra.settings import QUOTAS, Settings, SettingsError
+from scopa.api.clients import Clients
+from scopa.infra.settings import QUOTAS, Settings, SettingsError
 
 
 def scope(peer: str | None, *forwarded: str) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from api.disconnect import unless_gone
+from scopa.api.disconnect import unless_gone
 
 
 class Client:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from infra.settings import Settings
+from scopa.infra.settings import Settings
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
 from tests.fakes import FakeBus, FakeStore
 

@@ -9,8 +9,8 @@ import math
 import pytest
 from prometheus_client import REGISTRY
 
-from api.metrics import GameMetrics
-from service.matches import MatchService
+from scopa.api.metrics import GameMetrics
+from scopa.service.matches import MatchService
 from tests.api.support import Client, bearer, create, play_out, tokens
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 

@@ -17,8 +17,8 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from infra.app_factory import build_app
-from infra.settings import QUOTAS, Settings
+from scopa.infra.settings import QUOTAS, Settings
+from scopa.wiring import build_app
 from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
 
 WAITING = {"seats": [{"kind": "human"}, {"kind": "open"}]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from infra.settings import Settings
+from scopa.infra.settings import Settings
 from tests.api.support import Client
 
 TOKEN = "m3trics-4f9c1e"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from service.idempotency import Claim
-from service.ids import token_hash
+from scopa.service.idempotency import Claim
+from scopa.service.ids import token_hash
 from tests.api.support import (
     Client,
     bearer,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from api.schemas import NAME_PATTERN
+from scopa.api.schemas import NAME_PATTERN
 from tests.api.support import Client, create, join, problem_type, view
 from tests.support.in_process import InProcess
 

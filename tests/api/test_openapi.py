@@ -12,16 +12,16 @@ from typing import Any, get_args
 import msgspec
 from jsonschema import Draft202012Validator
 
-from api.schemas import CreateMatch, JoinRequest, MoveRequest
-from domain.ai import LEVELS
-from domain.events import EventView
-from domain.match import SeatKind, Status
-from domain.rules import ACE_SWEEP_MODES, CAPTURE_MODES
-from domain.scoring import Points
-from domain.views import MatchView
-from infra.cli import render_openapi
-from service.answers import Created, Hint, Joined, Lobby, Scores
-from service.feed import EventPage
+from scopa.api.schemas import CreateMatch, JoinRequest, MoveRequest
+from scopa.cli import render_openapi
+from scopa.domain.ai import LEVELS
+from scopa.domain.events import EventView
+from scopa.domain.match import SeatKind, Status
+from scopa.domain.rules import ACE_SWEEP_MODES, CAPTURE_MODES
+from scopa.domain.scoring import Points
+from scopa.domain.views import MatchView
+from scopa.service.answers import Created, Hint, Joined, Lobby, Scores
+from scopa.service.feed import EventPage
 from tests.api.support import Client
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"

@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from api.cors import Cors
-from api.middleware import RequestIdFilter
-from infra.logging import JsonFormatter, configure
-from infra.settings import Settings
+from scopa.api.cors import Cors
+from scopa.api.middleware import RequestIdFilter
+from scopa.infra.logging import JsonFormatter, configure
+from scopa.infra.settings import Settings
 from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
 from tests.fakes import FakeStore
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-import api.errors
-from api.errors import PROBLEM_BASE, Kind
+from scopa.api import errors
+from scopa.api.errors import PROBLEM_BASE, Kind
 from tests.api.support import Client, problem_type
 
-KINDS = [v for v in vars(api.errors).values() if isinstance(v, Kind)]
+KINDS = [v for v in vars(errors).values() if isinstance(v, Kind)]
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[k.slug for k in KINDS])

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from infra.settings import Settings
+from scopa.infra.settings import Settings
 from tests.api.support import Client, create, play_out, problem_type, tokens
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}

@@ -9,11 +9,11 @@ import pytest
 from litestar import get
 from litestar.middleware import DefineMiddleware
 
-from api.app import ScopaApp
-from api.clients import Clients
-from api.errors import ProblemHandler
-from api.ratelimit import RateLimiter, RateLimits, Standing, headers
-from service.limits import Window
+from scopa.api.app import ScopaApp
+from scopa.api.clients import Clients
+from scopa.api.errors import ProblemHandler
+from scopa.api.ratelimit import RateLimiter, RateLimits, Standing, headers
+from scopa.service.limits import Window
 from tests.api.support import Client, problem_type
 from tests.fakes import FakeCounts
 

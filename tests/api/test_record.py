@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from domain.cards import parse_card, parse_cards
-from domain.match import Seat, new_match, play, time_out
-from domain.moves import Move
-from domain.rules import Rules
+from scopa.domain.cards import parse_card, parse_cards
+from scopa.domain.match import Seat, new_match, play, time_out
+from scopa.domain.moves import Move
+from scopa.domain.rules import Rules
 from tests.api.support import (
     DECK,
     Client,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from domain.ai.review import Review
+from scopa.domain.ai.review import Review
 from tests.api.support import Client, create, finish, problem_type, tokens
 from tests.fakes import FirstMoveAi
 from tests.support.in_process import InProcess

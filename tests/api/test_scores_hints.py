@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from domain.ai import LEVELS
-from infra.ai_pool import PooledAi
-from service.matches import MatchService
+from scopa.domain.ai import LEVELS
+from scopa.infra.ai_pool import PooledAi
+from scopa.service.matches import MatchService
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}

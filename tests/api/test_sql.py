@@ -10,12 +10,12 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from domain.cards import parse_card
-from domain.match import Seat
-from infra.db import make_engine
-from infra.notify import LocalEventBus
-from infra.repositories import SqlMatchStore
-from service.matches import MatchService, Setup
+from scopa.domain.cards import parse_card
+from scopa.domain.match import Seat
+from scopa.infra.db import make_engine
+from scopa.infra.notify import LocalEventBus
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.matches import MatchService, Setup
 from tests.api.support import (
     DECK,
     FIXED_MATCH,

@@ -8,9 +8,9 @@ import msgspec
 import pytest
 from msgspec import UNSET, Meta, UnsetType
 
-from api.errors import AMBIGUOUS, ApiError
-from api.parsing import decode_body
-from api.validation import problems
+from scopa.api.errors import AMBIGUOUS, ApiError
+from scopa.api.parsing import decode_body
+from scopa.api.validation import problems
 
 
 class Strict(msgspec.Struct, forbid_unknown_fields=True):

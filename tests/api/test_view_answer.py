@@ -7,11 +7,11 @@ import pytest
 from litestar import Litestar, Response, get
 from litestar.testing import AsyncTestClient
 
-from api.parsing import view_headers
-from api.view_answer import ViewAnswer
-from domain.match import Seat, new_match
-from domain.rules import make_rules
-from domain.views import MatchView, match_view
+from scopa.api.parsing import view_headers
+from scopa.api.view_answer import ViewAnswer
+from scopa.domain.match import Seat, new_match
+from scopa.domain.rules import make_rules
+from scopa.domain.views import MatchView, match_view
 
 SEATS = [Seat("human", None), Seat("ai", "easy")]
 

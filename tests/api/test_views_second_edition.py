@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from domain.cards import NAME
+from scopa.domain.cards import NAME
 from tests.api.support import (
     FIXED_MATCH,
     Client,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.api.support import Client
 
-STATIC = Path(__file__).resolve().parents[2] / "api" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "scopa" / "api" / "static"
 IMPORT = re.compile(r"""^import .* from "\./([a-z]+\.js)";$""", re.MULTILINE)
 TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
 

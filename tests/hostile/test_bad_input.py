@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import pytest
 
-from api.app import MAX_BODY_BYTES
+from scopa.api.app import MAX_BODY_BYTES
 from tests.api.support import DECK, FIXED_MATCH
 from tests.support.in_process import InProcess, serve
 

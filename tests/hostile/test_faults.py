@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from domain.match import Seat
-from service.idempotency import Claim
-from service.matches import MatchService, Setup
-from service.ports import Idempotency
+from scopa.domain.match import Seat
+from scopa.service.idempotency import Claim
+from scopa.service.matches import MatchService, Setup
+from scopa.service.ports import Idempotency
 from tests.fakes import FakeBus, FakeKeys, FakeStore, StoreDown, fake_service
 from tests.support.audit import audit
 from tests.support.driver import Journal, Player, client

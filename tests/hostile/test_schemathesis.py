@@ -34,15 +34,15 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import events
 from schemathesis.python import asgi
 
-from api.app import create_app
-from infra.ai_runner import AiRunner
-from infra.db import DatabaseUnavailable, make_engine
-from infra.notify import LocalEventBus
-from infra.repositories import SqlMatchStore
-from infra.settings import Settings
-from service.feed import MAX_EVENTS
-from service.ids import token_hash
-from service.matches import MatchService
+from scopa.api.app import create_app
+from scopa.infra.ai_runner import AiRunner
+from scopa.infra.db import DatabaseUnavailable, make_engine
+from scopa.infra.notify import LocalEventBus
+from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.settings import Settings
+from scopa.service.feed import MAX_EVENTS
+from scopa.service.ids import token_hash
+from scopa.service.matches import MatchService
 from tests.fakes import FirstMoveAi
 
 if TYPE_CHECKING:

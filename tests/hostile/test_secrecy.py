@@ -50,10 +50,10 @@ import pytest
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
-from domain.cards import NAME
-from infra.db import make_engine
-from infra.logging import JsonFormatter
-from service.feed import MAX_EVENTS
+from scopa.domain.cards import NAME
+from scopa.infra.db import make_engine
+from scopa.infra.logging import JsonFormatter
+from scopa.service.feed import MAX_EVENTS
 from tests.support.in_process import InProcess, serve
 from tests.support.server_process import start_server
 

@@ -9,9 +9,16 @@ import time
 
 import pytest
 
-from domain.match import MatchState, Seat, legal_moves, new_match
-from domain.rules import make_rules
-from infra.ai_pool import AI_ONLY, FOR_A_HUMAN_SEAT, HUMAN_WAITS, PooledAi, PriorityGate, urgency
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match
+from scopa.domain.rules import make_rules
+from scopa.infra.ai_pool import (
+    AI_ONLY,
+    FOR_A_HUMAN_SEAT,
+    HUMAN_WAITS,
+    PooledAi,
+    PriorityGate,
+    urgency,
+)
 
 pytestmark = pytest.mark.timeout(120)
 

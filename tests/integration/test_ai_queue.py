@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from domain.events import StoredEvent
-from domain.match import MatchState, Seat, SeatKind, legal_moves, new_match, play
-from domain.rules import make_rules
-from infra.db import make_engine
-from infra.notify import CHANNEL, PostgresEventBus
-from infra.repositories import SqlMatchStore
-from service.ports import MatchRecord
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import MatchState, Seat, SeatKind, legal_moves, new_match, play
+from scopa.domain.rules import make_rules
+from scopa.infra.db import make_engine
+from scopa.infra.notify import CHANNEL, PostgresEventBus
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.ports import MatchRecord
 
 T0 = 1_700_000_000.0
 PACE = 1.0

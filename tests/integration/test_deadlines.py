@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from domain.cards import parse_card
-from domain.events import CardPlayed, MatchFinished
-from domain.match import MatchState, Seat
-from domain.moves import Move
-from infra.db import make_engine
-from infra.deadline_runner import DeadlineRunner
-from infra.notify import LocalEventBus
-from infra.repositories import SqlMatchStore
-from service.matches import MatchService, Setup
+from scopa.domain.cards import parse_card
+from scopa.domain.events import CardPlayed, MatchFinished
+from scopa.domain.match import MatchState, Seat
+from scopa.domain.moves import Move
+from scopa.infra.db import make_engine
+from scopa.infra.deadline_runner import DeadlineRunner
+from scopa.infra.notify import LocalEventBus
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.matches import MatchService, Setup
 from tests.api.support import DECK
 from tests.fakes import FirstMoveAi
 
@@ -197,7 +197,7 @@ async def test_an_outage_of_the_polls_is_logged_once_and_once_back(
         raise AssertionError("nothing is due")
 
     runner = DeadlineRunner(poll_seconds=0.01)
-    with caplog.at_level("INFO", logger="infra.deadline_runner"):
+    with caplog.at_level("INFO", logger="scopa.infra.deadline_runner"):
         await runner.start(enforce, due)
         await asyncio.wait_for(back.wait(), 5)
         await asyncio.sleep(0.05)

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
-from infra.notify import CHANNEL, LocalEventBus, PostgresEventBus, notice
+from scopa.infra.notify import CHANNEL, LocalEventBus, PostgresEventBus, notice
 
 
 async def until(condition: Callable[[], bool], seconds: float = 10) -> None:

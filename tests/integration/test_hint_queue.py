@@ -8,11 +8,11 @@ import asyncio
 
 import pytest
 
-from domain.match import legal_moves
-from infra.db import make_engine
-from infra.hint_queue import HINT_TTL_SECONDS
-from infra.notify import CHANNEL, PostgresEventBus
-from infra.repositories import SqlMatchStore
+from scopa.domain.match import legal_moves
+from scopa.infra.db import make_engine
+from scopa.infra.hint_queue import HINT_TTL_SECONDS
+from scopa.infra.notify import CHANNEL, PostgresEventBus
+from scopa.infra.repositories import SqlMatchStore
 from tests.integration.test_ai_queue import LEASE, Clock, clock, created, store
 from tests.integration.test_event_bus import until
 

@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from domain.match import resign
-from infra.db import make_engine
-from infra.limits import LEASE_SECONDS, SqlLimits
-from infra.repositories import SqlMatchStore
-from service.ids import new_match_id
-from service.limits import OwnerQuotas, QuotaExceeded, Window
-from service.ports import MatchRecord
+from scopa.domain.match import resign
+from scopa.infra.db import make_engine
+from scopa.infra.limits import LEASE_SECONDS, SqlLimits
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.ids import new_match_id
+from scopa.service.limits import OwnerQuotas, QuotaExceeded, Window
+from scopa.service.ports import MatchRecord
 from tests.integration.test_match_store import T0, Clock, fresh
 
 

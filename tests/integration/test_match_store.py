@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator, Sequence
 import asyncpg
 import pytest
 
-from domain.events import StoredEvent
-from domain.match import (
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import (
     MatchState,
     Seat,
     SeatKind,
@@ -24,10 +24,10 @@ from domain.match import (
     play,
     resign,
 )
-from domain.rules import make_rules
-from infra.db import DatabaseUnavailable, make_engine
-from infra.repositories import SqlMatchStore
-from service.ports import (
+from scopa.domain.rules import make_rules
+from scopa.infra.db import DatabaseUnavailable, make_engine
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.ports import (
     Idempotency,
     IdempotencyConflict,
     MatchRecord,

@@ -18,16 +18,16 @@ from alembic import command
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import make_url
 
-from domain.match import MatchState, Seat, SeatKind, ai_to_play, legal_moves, new_match, play
-from domain.rules import make_rules
-from infra.db import make_engine
-from infra.migrate import LOCK_KEY, alembic_config, migrate
-from infra.notify import LocalEventBus
-from infra.repositories import SqlMatchStore
-from service.idempotency import Claim
-from service.ids import token_hash
-from service.matches import MatchService
-from service.ports import IdempotencyConflict
+from scopa.domain.match import MatchState, Seat, SeatKind, ai_to_play, legal_moves, new_match, play
+from scopa.domain.rules import make_rules
+from scopa.infra.db import make_engine
+from scopa.infra.migrate import LOCK_KEY, alembic_config, migrate
+from scopa.infra.notify import LocalEventBus
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.idempotency import Claim
+from scopa.service.ids import token_hash
+from scopa.service.matches import MatchService
+from scopa.service.ports import IdempotencyConflict
 from tests.fakes import FirstMoveAi
 from tests.support.audit import audit
 

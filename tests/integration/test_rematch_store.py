@@ -9,12 +9,12 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from domain.events import RematchOffered, StoredEvent
-from domain.match import MatchState, Seat, join, new_match, offer_rematch, rematch_of
-from domain.rules import make_rules
-from infra.db import make_engine
-from infra.repositories import SqlMatchStore
-from service.ports import Change, Idempotency, MatchRecord, StoredAnswer, VersionConflict
+from scopa.domain.events import RematchOffered, StoredEvent
+from scopa.domain.match import MatchState, Seat, join, new_match, offer_rematch, rematch_of
+from scopa.domain.rules import make_rules
+from scopa.infra.db import make_engine
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.ports import Change, Idempotency, MatchRecord, StoredAnswer, VersionConflict
 from tests.integration.test_match_store import T0, advance, stored, token_hash
 from tests.support.audit import audit
 from tests.support.databases import PG_HOST

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from domain.ai.review import Review
-from infra.repositories import SqlMatchStore
+from scopa.domain.ai.review import Review
+from scopa.infra.repositories import SqlMatchStore
 from tests.integration.test_ai_queue import LEASE, Clock, clock, created, store
 
 __all__ = ["clock", "store"]  # the fixtures, shared with the AI turns' queue

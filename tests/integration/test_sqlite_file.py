@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from domain.match import Seat, new_match
-from domain.rules import Rules
-from infra.db import make_engine
-from infra.migrate import migrate
-from infra.repositories import SqlMatchStore
-from service.ports import MatchRecord
+from scopa.domain.match import Seat, new_match
+from scopa.domain.rules import Rules
+from scopa.infra.db import make_engine
+from scopa.infra.migrate import migrate
+from scopa.infra.repositories import SqlMatchStore
+from scopa.service.ports import MatchRecord
 
 
 @pytest.fixture

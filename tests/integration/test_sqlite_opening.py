@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy import text
 
-from infra.db import make_engine
+from scopa.infra.db import make_engine
 
 
 async def journal_mode(url: str) -> str:

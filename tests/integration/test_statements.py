@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from infra.db import make_engine
-from infra.statements import Lane, pg_statement
+from scopa.infra.db import make_engine
+from scopa.infra.statements import Lane, pg_statement
 
 pytestmark = pytest.mark.postgres
 

@@ -15,7 +15,7 @@ from litestar.testing import TestClient
 
 from bench.api import floor_tables
 from bench.bare_app import build
-from infra.notify import CHANNEL
+from scopa.infra.notify import CHANNEL
 from tests.support.databases import new_postgres_database, postgres_reachable, run_aside
 
 __all__ = ["new_postgres_database", "postgres_reachable"]  # fixtures, used by name

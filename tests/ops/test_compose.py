@@ -19,7 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from sqlalchemy.engine import make_url
 
-from infra.settings import Settings
+from scopa.infra.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

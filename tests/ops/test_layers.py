@@ -1,7 +1,8 @@
 """The arrows between the layers point one way: api -> service -> domain, and
-infra -> service -> domain. Only the composition root (infra/cli.py, which builds the
-app, and infra/app_factory.py) may import api; migrations import infra, never the
-reverse (infra finds the migrations folder without importing it)."""
+infra -> service -> domain. Above them all, the composition root (the modules at the top
+of the package: scopa/cli.py, scopa/wiring.py, scopa/worker.py) builds a process and may
+import every layer; no layer imports it. The migrations import no project code at all:
+a revision is frozen as it was written, whatever the code becomes."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[2] / "scopa"
 LAYERS = ("domain", "service", "api", "infra", "migrations")
+# The modules at the package's top: each builds a process (the app, the worker, the
+# command line) out of every layer's parts.
+COMPOSITION_ROOT = ("cli", "wiring", "worker")
 # What each layer may import of the others (the standard library and packages are free,
 # but for the frameworks named in FORBIDDEN_PACKAGES).
 ALLOWED: dict[str, set[str]] = {
@@ -22,7 +26,6 @@ ALLOWED: dict[str, set[str]] = {
     # The sealing migration reads old answers with the service's own sealing code.
     "migrations": {"infra", "service", "domain"},
 }
-COMPOSITION_ROOT = {"infra/cli.py", "infra/app_factory.py"}
 # The domain is pure Scopa; the use cases know no web framework or database driver.
 FORBIDDEN_PACKAGES: dict[str, set[str]] = {
     "domain": {"asyncio", "secrets", "time", "logging", "random", "litestar", "sqlalchemy"},
@@ -31,28 +34,42 @@ FORBIDDEN_PACKAGES: dict[str, set[str]] = {
 
 
 def imports_of(source: str) -> set[str]:
-    """Top-level names of every module imported anywhere in the source."""
+    """What the source imports, anywhere in it: the part of the package it names
+    (``scopa.domain.cards`` -> "domain", ``scopa.wiring`` -> "wiring"), or a package's
+    top-level name."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
+            found.update(_part(alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module.split(".")[0])
+            found.add(_part(node.module))
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            found.add("relative import")
     return found
 
 
+def _part(module: str) -> str:
+    names = module.split(".")
+    return names[1] if names[0] == "scopa" and len(names) > 1 else names[0]
+
+
 def modules() -> list[Path]:
-    return sorted(p for layer in LAYERS for p in (ROOT / layer).rglob("*.py"))
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def layer_of(relative: str) -> str:
+    """The layer of a path inside the package; a top-level module is the root."""
+    first = relative.split("/")[0]
+    return first if first in LAYERS else "root"
 
 
 def wrong_arrows(relative: str, source: str) -> list[str]:
-    layer = relative.split("/")[0]
-    allowed = ALLOWED[layer] | {layer}
-    if relative in COMPOSITION_ROOT:
-        allowed = allowed | {"api"}
+    layer = layer_of(relative)
+    root = layer == "root"
+    allowed = set(LAYERS) | set(COMPOSITION_ROOT) if root else ALLOWED[layer] | {layer}
     wrong = []
     for name in sorted(imports_of(source)):
-        if name in LAYERS and name not in allowed:
+        if name in (*LAYERS, *COMPOSITION_ROOT, "relative import") and name not in allowed:
             wrong.append(f"{relative} imports {name}")
         if name in FORBIDDEN_PACKAGES.get(layer, set()):
             wrong.append(f"{relative} imports {name}")
@@ -60,31 +77,39 @@ def wrong_arrows(relative: str, source: str) -> list[str]:
 
 
 def test_every_module_is_walked() -> None:
-    walked = {p.relative_to(ROOT).parts[0] for p in modules()}
-    assert walked == set(LAYERS)
+    walked = {layer_of(p.relative_to(PACKAGE).as_posix()) for p in modules()}
+    assert walked == {*LAYERS, "root"}
+    roots = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
+    assert roots == set(COMPOSITION_ROOT)
 
 
-@pytest.mark.parametrize("layer", LAYERS)
+@pytest.mark.parametrize("layer", [*LAYERS, "root"])
 def test_no_import_points_the_wrong_way(layer: str) -> None:
     wrong = [
         arrow
         for path in modules()
-        if path.relative_to(ROOT).parts[0] == layer
-        for arrow in wrong_arrows(path.relative_to(ROOT).as_posix(), path.read_text())
+        if layer_of(relative := path.relative_to(PACKAGE).as_posix()) == layer
+        for arrow in wrong_arrows(relative, path.read_text())
     ]
     assert wrong == []
 
 
 def test_the_check_sees_a_wrong_arrow() -> None:
-    source = "import asyncio\nfrom infra.db import make_engine\n"
+    source = "import asyncio\nfrom scopa.infra.db import make_engine\n"
     assert wrong_arrows("domain/probe.py", source) == [
         "domain/probe.py imports asyncio",
         "domain/probe.py imports infra",
     ]
-    assert wrong_arrows("service/probe.py", "from api.app import create_app\n") == [
+    assert wrong_arrows("service/probe.py", "from scopa.api.app import create_app\n") == [
         "service/probe.py imports api"
     ]
-    assert wrong_arrows("infra/repositories.py", "import api.errors\n") == [
-        "infra/repositories.py imports api"
+    assert wrong_arrows("infra/store.py", "import scopa.api.errors\n") == [
+        "infra/store.py imports api"
     ]
-    assert wrong_arrows("infra/cli.py", "from api.app import create_app\n") == []
+    assert wrong_arrows("infra/store.py", "from scopa.wiring import build_app\n") == [
+        "infra/store.py imports wiring"
+    ]
+    assert wrong_arrows("api/probe.py", "from .app import create_app\n") == [
+        "api/probe.py imports relative import"
+    ]
+    assert wrong_arrows("wiring.py", "from scopa.api.app import create_app\n") == []

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import yaml
 
-from api.app import MAX_BODY_BYTES
-from infra.cli import KEEP_ALIVE_SECONDS
-from infra.db import CONNECTIONS
-from service.feed import HEARTBEAT_SECONDS, MAX_WAIT
+from scopa.api.app import MAX_BODY_BYTES
+from scopa.cli import KEEP_ALIVE_SECONDS
+from scopa.infra.db import CONNECTIONS
+from scopa.service.feed import HEARTBEAT_SECONDS, MAX_WAIT
 from tests.support.nginx import CONF, local_conf
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,8 +10,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from api import __version__
-from infra.cli import OPENAPI_PATH, render_openapi
+from scopa.api import __version__
+from scopa.cli import OPENAPI_PATH, render_openapi
 
 ROOT = Path(__file__).resolve().parents[2]
 SEMVER = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
@@ -27,7 +27,7 @@ def test_the_package_takes_its_version_from_the_one_place() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "version" not in project["project"]
     assert "version" in project["project"]["dynamic"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "api.__version__"}
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "scopa.api.__version__"}
     semver(__version__)
 
 
@@ -39,7 +39,7 @@ def test_the_api_document_carries_the_package_version() -> None:
 
 def test_the_command_says_its_version() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "infra.cli", "--version"],
+        [sys.executable, "-m", "scopa.cli", "--version"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from domain.cards import parse_card
-from domain.events import EventView, StoredEvent
-from domain.match import Seat, legal_moves
-from service.matches import Caller, MatchService, Setup
+from scopa.domain.cards import parse_card
+from scopa.domain.events import EventView, StoredEvent
+from scopa.domain.match import Seat, legal_moves
+from scopa.service.matches import Caller, MatchService, Setup
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service, followed
 

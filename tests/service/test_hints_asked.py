@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from domain.cards import parse_card
-from domain.errors import InvalidSetup
-from domain.match import MatchState, Seat
-from domain.moves import Move
-from service.errors import AiUnavailable, UnknownLevel
-from service.matches import Caller, MatchService, Setup
+from scopa.domain.cards import parse_card
+from scopa.domain.errors import InvalidSetup
+from scopa.domain.match import MatchState, Seat
+from scopa.domain.moves import Move
+from scopa.service.errors import AiUnavailable, UnknownLevel
+from scopa.service.matches import Caller, MatchService, Setup
 from tests.api.support import DECK
 from tests.fakes import FakeStore, fake_service
 

@@ -7,11 +7,11 @@ import msgspec
 import pytest
 from cryptography.exceptions import InvalidTag
 
-from domain.match import Seat
-from service.errors import IdempotencyKeyReused
-from service.idempotency import Claim
-from service.matches import MatchService, Setup
-from service.ports import StoredAnswer
+from scopa.domain.match import Seat
+from scopa.service.errors import IdempotencyKeyReused
+from scopa.service.idempotency import Claim
+from scopa.service.matches import MatchService, Setup
+from scopa.service.ports import StoredAnswer
 from tests.fakes import FakeStore
 
 KEY = "8b1f0c52-3c2e-4be1-9a52-6f7c0e0d9d11"

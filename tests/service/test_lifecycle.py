@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from domain.cards import parse_card
-from domain.errors import CannotAbort, MatchNotActive, NotYourTurn, SeatNotOpen
-from domain.events import CardPlayed, MatchFinished
-from domain.match import MatchState, Seat, legal_moves
-from domain.moves import Move
-from service.errors import IdempotencyKeyReused, StaleVersion
-from service.lifecycle import Lifecycle
-from service.matches import MatchService, Setup
+from scopa.domain.cards import parse_card
+from scopa.domain.errors import CannotAbort, MatchNotActive, NotYourTurn, SeatNotOpen
+from scopa.domain.events import CardPlayed, MatchFinished
+from scopa.domain.match import MatchState, Seat, legal_moves
+from scopa.domain.moves import Move
+from scopa.service.errors import IdempotencyKeyReused, StaleVersion
+from scopa.service.lifecycle import Lifecycle
+from scopa.service.matches import MatchService, Setup
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 

@@ -6,14 +6,14 @@ import time
 
 import pytest
 
-from domain.cards import parse_card
-from domain.errors import InvalidSetup, NotYourTurn, SeatNotOpen
-from domain.events import CardPlayed, StoredEvent
-from domain.match import Seat, legal_moves
-from domain.views import MatchView
-from service.errors import InvalidCursor, InvalidToken
-from service.matches import MatchService, Setup
-from service.ports import MatchRecord, VersionConflict
+from scopa.domain.cards import parse_card
+from scopa.domain.errors import InvalidSetup, NotYourTurn, SeatNotOpen
+from scopa.domain.events import CardPlayed, StoredEvent
+from scopa.domain.match import Seat, legal_moves
+from scopa.domain.views import MatchView
+from scopa.service.errors import InvalidCursor, InvalidToken
+from scopa.service.matches import MatchService, Setup
+from scopa.service.ports import MatchRecord, VersionConflict
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service
 

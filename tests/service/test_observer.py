@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.match import Seat, legal_moves
-from service.matches import MatchService, Setup
+from scopa.domain.match import Seat, legal_moves
+from scopa.service.matches import MatchService, Setup
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, as_is, fake_service
 from tests.service.test_matches import FIXED
 

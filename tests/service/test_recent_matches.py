@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from domain.match import MatchState, Seat
-from domain.rules import Rules
-from service.ports import MatchRecord
-from service.recent import RecentMatches
+from scopa.domain.match import MatchState, Seat
+from scopa.domain.rules import Rules
+from scopa.service.ports import MatchRecord
+from scopa.service.recent import RecentMatches
 
 
 def record(match_id: str, version: int) -> MatchRecord:

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 import msgspec
 import pytest
 
-from domain.ai.review import Review
-from domain.match import Seat, new_match
-from domain.rules import make_rules
-from service.asked import REVIEW_WAIT_SECONDS, UNATTENDED_SECONDS
-from service.errors import AiUnavailable
-from service.ports import MatchRecord
-from service.reviews import Reviews
+from scopa.domain.ai.review import Review
+from scopa.domain.match import Seat, new_match
+from scopa.domain.rules import make_rules
+from scopa.service.asked import REVIEW_WAIT_SECONDS, UNATTENDED_SECONDS
+from scopa.service.errors import AiUnavailable
+from scopa.service.ports import MatchRecord
+from scopa.service.reviews import Reviews
 from tests.fakes import FakeStore
 
 DONE = "finished-match"

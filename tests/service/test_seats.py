@@ -8,12 +8,12 @@ import hashlib
 import msgspec
 import pytest
 
-from domain.errors import MatchNotActive, SeatNotOpen
-from domain.events import CardsDealtView, DealStartedView, RematchOffered, SeatJoined
-from domain.match import MatchState, Seat, legal_moves
-from domain.moves import Move
-from service.errors import MatchNotFinished
-from service.matches import MatchService, Setup
+from scopa.domain.errors import MatchNotActive, SeatNotOpen
+from scopa.domain.events import CardsDealtView, DealStartedView, RematchOffered, SeatJoined
+from scopa.domain.match import MatchState, Seat, legal_moves
+from scopa.domain.moves import Move
+from scopa.service.errors import MatchNotFinished
+from scopa.service.matches import MatchService, Setup
 from tests.fakes import FakeStore, FirstMoveAi, fake_service
 
 TWO = Setup(seats=(Seat("human", name="Ada"), Seat("human", name="Bo")), rules={"target": 1})

@@ -14,11 +14,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from domain.errors import ScopaError
-from domain.events import CardPlayed, StoredEvent
-from domain.match import MatchState, redo, replay
-from infra.db import make_engine
-from infra.repositories import SqlMatchStore
+from scopa.domain.errors import ScopaError
+from scopa.domain.events import CardPlayed, StoredEvent
+from scopa.domain.match import MatchState, redo, replay
+from scopa.infra.db import make_engine
+from scopa.infra.repositories import SqlMatchStore
 
 # More events than any match can have: one read returns the whole log.
 ALL_EVENTS = 1_000_000

@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 import asyncpg
 import pytest
 
-from infra.migrate import migrate
-from infra.tables import Base
+from scopa.infra.migrate import migrate
+from scopa.infra.tables import Base
 
 PG_HOST = os.environ.get("SCOPA_TEST_PG_HOST", "127.0.0.1:5432")
 PG_ADMIN_DSN = f"postgresql://postgres@{PG_HOST}/postgres"

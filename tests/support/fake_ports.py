@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.matches import MatchService
+from scopa.service.matches import MatchService
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 
 

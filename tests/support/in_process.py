@@ -16,14 +16,14 @@ from litestar import Litestar
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api.app import create_app
-from infra.ai_runner import AiRunner
-from infra.db import DatabaseUnavailable, make_engine
-from infra.notify import LocalEventBus
-from infra.repositories import SqlMatchStore
-from infra.settings import Settings
-from service.matches import MatchService
-from service.ports import MatchRepository
+from scopa.api.app import create_app
+from scopa.infra.ai_runner import AiRunner
+from scopa.infra.db import DatabaseUnavailable, make_engine
+from scopa.infra.notify import LocalEventBus
+from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.settings import Settings
+from scopa.service.matches import MatchService
+from scopa.service.ports import MatchRepository
 from tests.fakes import FakeStore, FirstMoveAi, StoreDown, fake_service
 
 

@@ -178,7 +178,7 @@ def _spawn(
     # installed copy of the package could be older than the code under test.
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "infra.cli", *arguments],
+            [sys.executable, "-m", "scopa.cli", *arguments],
             cwd=ROOT,
             env=full_env,
             stdin=subprocess.DEVNULL,

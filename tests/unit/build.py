@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain.cards import NAME, VALUE, parse_cards
-from domain.events import StoredEvent
-from domain.match import MatchState, Seat, legal_moves, new_match, play
-from domain.moves import Move
-from domain.rules import Rules, make_rules
+from scopa.domain.cards import NAME, VALUE, parse_cards
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
+from scopa.domain.moves import Move
+from scopa.domain.rules import Rules, make_rules
 
 
 def cards(text: str) -> list[int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from domain.rules import Rules
+from scopa.domain.rules import Rules
 
 RANKS = "A234567JQK"
 SUITS = "CDHS"

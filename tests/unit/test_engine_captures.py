@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from domain.captures import capture_positions, capture_rules, table_key
-from domain.cards import DECK, VALUE
-from domain.rules import Rules, make_rules
+from scopa.domain.captures import capture_positions, capture_rules, table_key
+from scopa.domain.cards import DECK, VALUE
+from scopa.domain.rules import Rules, make_rules
 
 VARIANTS = [
     make_rules(),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import NAME, names
-from domain.events import CardPlayed, CardsDealt, DealStarted, Redeal, StoredEvent
-from domain.match import new_match
-from domain.rules import make_rules
+from scopa.domain.cards import NAME, names
+from scopa.domain.events import CardPlayed, CardsDealt, DealStarted, Redeal, StoredEvent
+from scopa.domain.match import new_match
+from scopa.domain.rules import make_rules
 from tests.unit import reference
 from tests.unit.build import cards, deck_for, humans, play_through
 

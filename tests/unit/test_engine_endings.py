@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from domain.errors import CannotAbort, InvalidSetup, MatchNotActive, SeatNotOpen
-from domain.events import CardPlayed, MatchFinished, StoredEvent
-from domain.match import (
+from scopa.domain.errors import CannotAbort, InvalidSetup, MatchNotActive, SeatNotOpen
+from scopa.domain.events import CardPlayed, MatchFinished, StoredEvent
+from scopa.domain.match import (
     MatchState,
     Seat,
     abandon,
@@ -25,8 +25,8 @@ from domain.match import (
     resign,
     time_out,
 )
-from domain.rules import Rules, make_rules
-from domain.views import match_view
+from scopa.domain.rules import Rules, make_rules
+from scopa.domain.views import match_view
 from tests.unit.build import first_move, play_through
 
 AUTOPLAY = make_rules(turn_seconds=30)

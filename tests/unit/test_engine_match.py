@@ -7,9 +7,9 @@ import re
 import msgspec
 import pytest
 
-from domain.cards import NAME, names
-from domain.deal import Deal
-from domain.errors import (
+from scopa.domain.cards import NAME, names
+from scopa.domain.deal import Deal
+from scopa.domain.errors import (
     AmbiguousMove,
     IllegalMove,
     InvalidMove,
@@ -17,11 +17,11 @@ from domain.errors import (
     MatchNotActive,
     NotYourTurn,
 )
-from domain.events import CardPlayed, DealScored, DealStarted, LeftoversTaken, MatchFinished
-from domain.match import MatchState, Seat, legal_moves, new_match, play, resolve
-from domain.moves import Move
-from domain.rules import Rules, make_rules
-from domain.scoring import winner
+from scopa.domain.events import CardPlayed, DealScored, DealStarted, LeftoversTaken, MatchFinished
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play, resolve
+from scopa.domain.moves import Move
+from scopa.domain.rules import Rules, make_rules
+from scopa.domain.scoring import winner
 from tests.unit.build import cards, deck_for, humans, match_at, match_with, play_through
 
 

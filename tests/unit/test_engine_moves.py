@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from domain.cards import DECK, NAME
-from domain.deal import Deal
-from domain.errors import MoveNotationError
-from domain.moves import Move
-from domain.rules import make_rules
+from scopa.domain.cards import DECK, NAME
+from scopa.domain.deal import Deal
+from scopa.domain.errors import MoveNotationError
+from scopa.domain.moves import Move
+from scopa.domain.rules import make_rules
 from tests.unit.build import cards
 
 

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.cards import NAME, VALUE, names
-from domain.deal import Deal, team_of
-from domain.events import (
+from scopa.domain.cards import NAME, VALUE, names
+from scopa.domain.deal import Deal, team_of
+from scopa.domain.events import (
     CardPlayed,
     CardsDealt,
     DealScored,
@@ -25,12 +25,12 @@ from domain.events import (
     StoredEvent,
     for_viewer,
 )
-from domain.match import MatchState, is_sweep, legal_moves, new_match, play, replay
-from domain.moves import Move
-from domain.playout import play_out
-from domain.rules import Rules, make_rules
-from domain.scoring import deal_points, score_deal
-from domain.views import match_view
+from scopa.domain.match import MatchState, is_sweep, legal_moves, new_match, play, replay
+from scopa.domain.moves import Move
+from scopa.domain.playout import play_out
+from scopa.domain.rules import Rules, make_rules
+from scopa.domain.scoring import deal_points, score_deal
+from scopa.domain.views import match_view
 from tests.unit import reference
 from tests.unit.build import humans
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import DECK, names
-from domain.events import DealStarted, Redeal
-from domain.match import Seat, new_match
-from domain.rng import SplitMix64
-from domain.rules import make_rules
+from scopa.domain.cards import DECK, names
+from scopa.domain.events import DealStarted, Redeal
+from scopa.domain.match import Seat, new_match
+from scopa.domain.rng import SplitMix64
+from scopa.domain.rules import make_rules
 from tests.unit import reference
 from tests.unit.build import play_through
 

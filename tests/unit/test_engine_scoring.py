@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import NAME, parse_card
-from domain.rules import make_rules
-from domain.scoring import DealScore, Points, deal_points, diamond_sequence, primiera, score_deal
+from scopa.domain.cards import NAME, parse_card
+from scopa.domain.rules import make_rules
+from scopa.domain.scoring import (
+    DealScore,
+    Points,
+    deal_points,
+    diamond_sequence,
+    primiera,
+    score_deal,
+)
 from tests.unit.build import cards
 
 PLAIN = make_rules()

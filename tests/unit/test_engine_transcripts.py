@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from domain.cards import NAME, names
-from domain.events import StoredEvent
-from domain.match import play
-from domain.moves import Move
-from domain.rules import make_rules
+from scopa.domain.cards import NAME, names
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import play
+from scopa.domain.moves import Move
+from scopa.domain.rules import make_rules
 from tests.unit import reference
 from tests.unit.transcripts import FOLDER, SPECS, choose, dump, policy_rng, record, setup, summary
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import NAME
-from domain.deal import Deal
-from domain.errors import IllegalMove
-from domain.events import CardPlayed
-from domain.match import MatchState, is_sweep, legal_moves, new_match, play, resolve
-from domain.moves import Move
-from domain.rules import Rules, make_rules
+from scopa.domain.cards import NAME
+from scopa.domain.deal import Deal
+from scopa.domain.errors import IllegalMove
+from scopa.domain.events import CardPlayed
+from scopa.domain.match import MatchState, is_sweep, legal_moves, new_match, play, resolve
+from scopa.domain.moves import Move
+from scopa.domain.rules import Rules, make_rules
 from tests.unit.build import cards, humans, match_at
 
 OFF = make_rules()

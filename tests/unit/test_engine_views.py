@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.cards import names
-from domain.events import (
+from scopa.domain.cards import names
+from scopa.domain.events import (
     CardPlayed,
     CardsDealt,
     CardsDealtView,
@@ -16,9 +16,9 @@ from domain.events import (
     SeatJoined,
     for_viewer,
 )
-from domain.match import Seat, is_sweep, join, legal_moves, new_match, play
-from domain.rules import make_rules
-from domain.views import match_view
+from scopa.domain.match import Seat, is_sweep, join, legal_moves, new_match, play
+from scopa.domain.rules import make_rules
+from scopa.domain.views import match_view
 from tests.unit.build import match_with, play_through
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from domain.cards import NAME
-from domain.deal import Deal
-from domain.events import CardPlayed
-from domain.match import is_sweep, legal_moves, play, resolve
-from domain.moves import Move
-from domain.rules import Rules, make_rules
+from scopa.domain.cards import NAME
+from scopa.domain.deal import Deal
+from scopa.domain.events import CardPlayed
+from scopa.domain.match import is_sweep, legal_moves, play, resolve
+from scopa.domain.moves import Move
+from scopa.domain.rules import Rules, make_rules
 from tests.unit.build import cards, match_at
 
 MATCH = make_rules()

@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from domain.cards import NAME, names, parse_cards
-from domain.deal import team_of
-from domain.events import (
+from scopa.domain.cards import NAME, names, parse_cards
+from scopa.domain.deal import team_of
+from scopa.domain.events import (
     CardPlayed,
     DealScored,
     DealStarted,
@@ -27,10 +27,10 @@ from domain.events import (
     Redeal,
     StoredEvent,
 )
-from domain.match import MatchState, is_sweep, legal_moves, new_match, play
-from domain.moves import Move
-from domain.rng import SplitMix64
-from domain.rules import make_rules
+from scopa.domain.match import MatchState, is_sweep, legal_moves, new_match, play
+from scopa.domain.moves import Move
+from scopa.domain.rng import SplitMix64
+from scopa.domain.rules import make_rules
 from tests.unit.build import deck_for, humans
 
 FOLDER = Path(__file__).resolve().parent.parent / "transcripts"

@@ -1,0 +1,107 @@
+"""Request parameters several controllers share, documented once."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request
+from litestar.datastructures import ResponseHeader
+from litestar.di import NamedDependency
+from litestar.params import HeaderParameter, PathParameter, QueryParameter
+
+from scopa.api.errors import ApiError
+from scopa.api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_KEY_PATTERN, bearer
+from scopa.api.quotas import CreationQuotas, StreamLimits
+from scopa.service.errors import InvalidToken
+from scopa.service.matches import Caller, MatchService
+
+Service = NamedDependency[MatchService]
+# The "at once" quotas (api.quotas).
+Creators = NamedDependency[CreationQuotas]
+Streams = NamedDependency[StreamLimits]
+# Seconds a stream stays open before the client reconnects with Last-Event-ID.
+StreamSeconds = NamedDependency[float]
+# The errors that mean the database does not answer (the composition root names them).
+Outage = NamedDependency[tuple[type[BaseException], ...]]
+
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        description="Replays the first successful answer to a retry with an equal body "
+        "(1 to 255 printable ASCII characters)",
+        required=False,
+        schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN},
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        description='Change the match only at this version: "17", W/"17" or *',
+        required=False,
+        # Published, not enforced by Litestar: a malformed If-Match is a 400 only after
+        # the 404 and 401 checks.
+        schema_extra={"pattern": IF_MATCH_PATTERN},
+    ),
+]
+ETAG = ResponseHeader(name="ETag", description='"<version>"', documentation_only=True)
+# On the routes whose answer holds a seat token.
+SecretIdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Idempotency-Key",
+        description="Replays the first successful answer, seat tokens included, to a retry "
+        "with an equal body (16 to 255 printable ASCII characters): a secret, as it fetches "
+        "the tokens again, so send a random one (a UUID)",
+        required=False,
+        schema_extra={"pattern": SECRET_KEY_PATTERN},
+    ),
+]
+QueryToken = Annotated[
+    str | None,
+    QueryParameter(
+        name="token",
+        description="The seat token, for clients that cannot send headers (EventSource); "
+        "the Authorization header wins when both are given",
+        required=False,
+    ),
+]
+MatchId = Annotated[str, PathParameter(description="The match's id, as create answered it")]
+SeatNumber = Annotated[int, PathParameter(description="A seat, 0 to players - 1")]
+# Security requirements: a seat token, or (for spectators) none.
+SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}, {}]
+REQUIRED_SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}]
+
+
+async def identify(
+    request: Request[Any, Any, Any],
+    service: MatchService,
+    match_id: str,
+    *,
+    query: bool = False,
+    required: bool = False,
+    recent: bool = False,
+) -> Caller:
+    """Who asks about the match, in API.md's order: 404 for an unknown match, then 400 for
+    an ambiguous credential, then 401 for a bad one (``query``: ``?token=`` is read)."""
+    try:
+        token = bearer(request, query=query)
+    except (ApiError, InvalidToken):
+        await service.load(match_id)
+        raise
+    return await service.caller(match_id, token, required=required, recent=recent)
+
+
+# Documented on every answer holding a match view (``view_headers``).
+VIEW_HEADERS = [
+    ETAG,
+    ResponseHeader(
+        name="Cache-Control",
+        description="private, no-cache: one seat's view, to be checked again before each use",
+        documentation_only=True,
+    ),
+    ResponseHeader(
+        name="Vary", description="Authorization: the view is the token's", documentation_only=True
+    ),
+]

@@ -1,0 +1,250 @@
+"""Every failure as RFC 9457 problem details, from one exception handler.
+
+Each failure has its own stable ``type`` URI; clients branch on it, not on ``detail``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+from msgspec import UNSET
+
+from scopa.api.schemas import InvalidParam, Problem
+from scopa.domain.errors import (
+    CannotAbort,
+    CardNotationError,
+    InvalidMove,
+    InvalidSetup,
+    MatchNotActive,
+    NoSuchSeat,
+    NotYourTurn,
+    SeatNotOpen,
+)
+from scopa.domain.views import MoveView
+from scopa.service.errors import (
+    AiUnavailable,
+    Busy,
+    IdempotencyKeyInFlight,
+    IdempotencyKeyReused,
+    InvalidCursor,
+    InvalidToken,
+    MatchNotFinished,
+    MatchNotFound,
+    MoveRefused,
+    StaleVersion,
+    UnknownLevel,
+)
+from scopa.service.limits import QuotaExceeded
+
+log = logging.getLogger(__name__)
+
+PROBLEM_BASE = "https://scopa.example/problems/"
+PROBLEM_JSON = "application/problem+json"
+# Long enough for a database to fail over or restart, short enough for a bot to wait.
+RETRY_AFTER_UNAVAILABLE = 2
+# A client at an "at once" quota of matches waits for one of them to end: API.md caps
+# the hint at 10 s.
+RETRY_AFTER_QUOTA = 10
+# A worker starting or taking over: a few seconds; a review then may be kept already.
+RETRY_AFTER_AI = 5
+
+
+@dataclass(frozen=True)
+class Kind:
+    slug: str
+    status: int
+    title: str
+
+    @property
+    def type(self) -> str:
+        return PROBLEM_BASE + self.slug
+
+
+VALIDATION = Kind("validation-error", 400, "The request does not fit the schema")
+AMBIGUOUS = Kind("ambiguous-request", 400, "The request can be read more than one way")
+INVALID_SETUP = Kind("invalid-setup", 422, "The match cannot be set up that way")
+NOT_FOUND = Kind("not-found", 404, "No such resource")
+NO_SUCH_SEAT = Kind("no-such-seat", 404, "No such seat in this match")
+INVALID_TOKEN = Kind("invalid-token", 401, "Missing or invalid seat token")
+METRICS_TOKEN = Kind("metrics-token", 401, "Missing or invalid metrics token")
+MATCH_NOT_ACTIVE = Kind("match-not-active", 409, "The match is not being played")
+MATCH_NOT_FINISHED = Kind("match-not-finished", 409, "The match is not finished")
+NOT_YOUR_TURN = Kind("not-your-turn", 409, "It is not this seat's turn")
+SEAT_NOT_OPEN = Kind("seat-not-open", 409, "The seat is not open")
+CANNOT_ABORT = Kind("cannot-abort", 409, "The match can no longer be aborted")
+STALE_VERSION = Kind("stale-version", 412, "The match has changed since that version")
+ILLEGAL_MOVE = Kind("illegal-move", 422, "That move is not allowed")
+KEY_REUSED = Kind("idempotency-key-reused", 422, "Idempotency-Key reused with another body")
+KEY_IN_FLIGHT = Kind("idempotency-key-in-flight", 409, "A request with this key is running")
+UNKNOWN_LEVEL = Kind("unknown-level", 400, "No AI level of that name")
+INVALID_CURSOR = Kind("invalid-cursor", 400, "The cursor is not valid")
+RATE_LIMITED = Kind("rate-limited", 429, "Too many requests from this client; slow down")
+PAYLOAD_TOO_LARGE = Kind("payload-too-large", 413, "The request body is too large")
+UNSUPPORTED_MEDIA_TYPE = Kind("unsupported-media-type", 415, "The body must be application/json")
+METHOD_NOT_ALLOWED = Kind("method-not-allowed", 405, "Method not allowed on this route")
+BUSY = Kind("busy", 503, "The match is changing too fast; try again")
+UNAVAILABLE = Kind("database-unavailable", 503, "The database does not answer; try again")
+AI_UNAVAILABLE = Kind("ai-unavailable", 503, "No AI process took the work in time; try again")
+INTERNAL = Kind("internal-error", 500, "The server failed")
+# A status of the framework's that none of the above covers; the status says which.
+HTTP_ERROR = Kind("http-error", 400, "The request was refused")
+
+# Most specific first: MoveRefused before InvalidMove and so on.
+_DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
+    (MatchNotFound, NOT_FOUND),
+    (NoSuchSeat, NO_SUCH_SEAT),
+    (InvalidToken, INVALID_TOKEN),
+    (InvalidSetup, INVALID_SETUP),
+    (MatchNotActive, MATCH_NOT_ACTIVE),
+    (MatchNotFinished, MATCH_NOT_FINISHED),
+    (NotYourTurn, NOT_YOUR_TURN),
+    (SeatNotOpen, SEAT_NOT_OPEN),
+    (CannotAbort, CANNOT_ABORT),
+    (StaleVersion, STALE_VERSION),
+    (InvalidMove, ILLEGAL_MOVE),  # illegal or ambiguous
+    (IdempotencyKeyReused, KEY_REUSED),
+    (IdempotencyKeyInFlight, KEY_IN_FLIGHT),
+    (UnknownLevel, UNKNOWN_LEVEL),
+    (InvalidCursor, INVALID_CURSOR),
+    (CardNotationError, VALIDATION),
+    (Busy, BUSY),
+    (AiUnavailable, AI_UNAVAILABLE),
+    (QuotaExceeded, RATE_LIMITED),
+)
+_HTTP: dict[int, Kind] = {
+    400: VALIDATION,
+    404: NOT_FOUND,
+    405: METHOD_NOT_ALLOWED,
+    413: PAYLOAD_TOO_LARGE,
+    415: UNSUPPORTED_MEDIA_TYPE,
+}
+
+
+class ApiError(Exception):
+    """A failure the HTTP layer itself finds (schema, headers, size, rate)."""
+
+    def __init__(
+        self,
+        kind: Kind,
+        detail: str,
+        invalid_params: Sequence[InvalidParam] = (),
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.invalid_params = list(invalid_params)
+        self.headers = headers or {}
+
+
+def invalid(name: str, reason: str) -> ApiError:
+    return ApiError(VALIDATION, f"{name}: {reason}", [InvalidParam(name, reason)])
+
+
+def ambiguous(name: str, reason: str) -> ApiError:
+    return ApiError(AMBIGUOUS, f"{name}: {reason}", [InvalidParam(name, reason)])
+
+
+def rate_limited(limits: Sequence[str], retry_after: float, headers: Mapping[str, str]) -> ApiError:
+    seconds = max(1, math.ceil(retry_after))
+    return ApiError(
+        RATE_LIMITED,
+        f"this client is over its {' and '.join(limits)} limit; retry in {seconds} s",
+        headers={**headers, "Retry-After": str(seconds)},
+    )
+
+
+def problem_response(
+    kind: Kind,
+    detail: str,
+    *,
+    invalid_params: Sequence[InvalidParam] = (),
+    legal_moves: tuple[MoveView, ...] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[bytes]:
+    problem = Problem(
+        type=kind.type,
+        title=kind.title,
+        status=kind.status,
+        detail=detail,
+        invalid_params=list(invalid_params) if invalid_params else UNSET,
+        legal_moves=UNSET if legal_moves is None else legal_moves,
+    )
+    return Response(
+        msgspec.json.encode(problem),
+        status_code=kind.status,
+        media_type=PROBLEM_JSON,
+        headers=headers,
+    )
+
+
+class ProblemHandler:
+    """The one exception handler: ``unavailable`` are the storage adapter's outage errors,
+    handed in by the composition root so the API never imports infra."""
+
+    def __init__(self, unavailable: tuple[type[BaseException], ...] = ()) -> None:
+        self.unavailable = unavailable
+
+    def __call__(self, request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
+        if isinstance(exc, ApiError):
+            return problem_response(
+                exc.kind, exc.detail, invalid_params=exc.invalid_params, headers=exc.headers
+            )
+        if self.unavailable and isinstance(exc, self.unavailable):
+            log.warning("database unavailable: %s", exc)
+            return problem_response(
+                UNAVAILABLE,
+                "the database does not answer",
+                headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)},
+            )
+        for kind_of, kind in _DOMAIN:
+            if isinstance(exc, kind_of):
+                return self._domain(kind, exc)
+        if isinstance(exc, HTTPException):
+            return self._http(exc)
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem_response(INTERNAL, "the server failed; the error is logged")
+
+    @staticmethod
+    def _domain(kind: Kind, exc: Exception) -> Response[bytes]:
+        detail = str(exc)
+        if isinstance(exc, InvalidSetup):
+            params = [InvalidParam(name, reason) for name, reason in exc.problems]
+            return problem_response(kind, detail, invalid_params=params)
+        if isinstance(exc, MoveRefused):
+            return problem_response(kind, detail, legal_moves=exc.legal_moves)
+        if isinstance(exc, InvalidToken):
+            return problem_response(kind, detail, headers={"WWW-Authenticate": "Bearer"})
+        if isinstance(exc, Busy):
+            return problem_response(kind, detail, headers={"Retry-After": "1"})
+        if isinstance(exc, AiUnavailable):
+            return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_AI)})
+        if isinstance(exc, QuotaExceeded):
+            return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_QUOTA)})
+        return problem_response(kind, detail)
+
+    @staticmethod
+    def _http(exc: HTTPException) -> Response[bytes]:
+        status = exc.status_code
+        kind = _HTTP.get(status)
+        if kind is None:
+            kind = replace(HTTP_ERROR, status=status, title=HTTPStatus(status).phrase)
+        params: list[InvalidParam] = []
+        if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
+            params = [
+                InvalidParam(str(e.get("key", "")), str(e.get("message", "")))
+                for e in exc.extra
+                if isinstance(e, dict)
+            ]
+        headers = {k: v for k, v in (exc.headers or {}).items() if k.lower() == "allow"}
+        # Litestar's own detail quotes the URL, query string (and so ?token=) included.
+        detail = "; ".join(f"{p.name}: {p.reason}" for p in params) if params else kind.title
+        return problem_response(kind, detail, invalid_params=params, headers=headers)

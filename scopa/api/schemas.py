@@ -1,0 +1,270 @@
+"""Request bodies and problem details on the wire.
+
+Request bodies are decoded by msgspec, strictly: no coercion, unknown fields rejected,
+card strings by pattern, numbers by range. Answers are the service's own Structs
+(``service.matches``) and the views (``domain.views``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from scopa.domain.ai import Level
+from scopa.domain.cards import parse_cards
+from scopa.domain.match import Seat
+from scopa.domain.rules import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from scopa.domain.views import MoveView
+from scopa.service.matches import Setup
+
+CARD_PATTERN = "^(A|[2-7]|J|Q|K)[CDHS]$"
+# Integers travel as signed 64-bit: beyond that a number is out of range (400).
+MAX_INT64 = 2**63 - 1
+
+Card = Annotated[
+    str,
+    Meta(pattern=CARD_PATTERN, description="rank A 2-7 J Q K, then suit C D H S", examples=["7D"]),
+]
+# A display name: 1 to 32 code points once the U+0020 spaces around it are trimmed, none of
+# Unicode category Cc (exactly U+0000-U+001F and U+007F-U+009F). The lookahead at the end
+# keeps Python's ``$`` from matching before a final newline; in ECMA-262 it is a no-op.
+_NAME_EDGE = r"[^\u0000-\u001f \u007f-\u009f]"
+_NAME_INNER = r"[^\u0000-\u001f\u007f-\u009f]"
+NAME_PATTERN = rf"^ *{_NAME_EDGE}(?:{_NAME_INNER}{{0,30}}{_NAME_EDGE})? *$(?!\n)"
+Name = Annotated[
+    str,
+    Meta(
+        pattern=NAME_PATTERN,
+        description="A display name, public: 1 to 32 characters once the spaces (U+0020) "
+        "around it are trimmed, none a control character (Unicode category Cc)",
+        examples=["Ada"],
+    ),
+]
+
+
+class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Every request body: an unknown field is a 400."""
+
+
+class HumanSeat(Body, tag_field="kind", tag="human", frozen=True):
+    """A seat played by whoever holds its token, issued at create."""
+
+    name: Name | UnsetType = UNSET
+
+
+class OpenSeat(Body, tag_field="kind", tag="open", frozen=True):
+    """A seat left for someone to take through join."""
+
+
+class AiSeat(Body, tag_field="kind", tag="ai", frozen=True):
+    """A seat the server plays at ``level``."""
+
+    level: Annotated[Level, Meta(description="How well the server plays the seat")]
+
+
+SeatRequest = HumanSeat | OpenSeat | AiSeat
+
+
+class RulesRequest(Body, frozen=True):
+    """Rules options; each one omitted takes its default (RULES.md)."""
+
+    target: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=100,
+                description="The match points that win (by default 11, or 21 under "
+                "`diamond_sequence`)",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    hand_size: Annotated[
+        Literal[3, 6], Meta(description="Cards dealt to each seat in a packet; 6: 2 players only")
+    ] = 3
+    capture: Annotated[
+        Literal["match", "fifteen"],
+        Meta(
+            description="`match`: a card takes one table card of its value, else one group "
+            "adding up to it; `fifteen`: the card and what it takes add up to 15"
+        ),
+    ] = "match"
+    ace_sweeps: Annotated[
+        Literal["off", "sweep", "no_point"],
+        Meta(
+            description="`sweep`: an ace played to a non-empty table with no ace on it takes "
+            "the whole table, a sweep as usual; `no_point`: the same, but no capture by an "
+            "ace scores a sweep; not with `capture: fifteen`"
+        ),
+    ] = "off"
+    king_of_diamonds: Annotated[
+        bool, Meta(description="true: one more point to the team that takes the KD (re bello)")
+    ] = False
+    diamond_sequence: Annotated[
+        bool,
+        Meta(
+            description="true: a team holding AD 2D 3D scores 3, and one more for each further "
+            "diamond in unbroken order; the target becomes 21 unless given"
+        ),
+    ] = False
+    turn_seconds: Annotated[
+        Annotated[int, Meta(ge=TURN_SECONDS_MIN, le=TURN_SECONDS_MAX)] | None,
+        Meta(description="Seconds a human seat has for each turn; null (the default): no clock"),
+    ] = None
+    on_timeout: Annotated[
+        Literal["autoplay", "forfeit"],
+        Meta(
+            description="When a turn's time runs out: autoplay (the hard AI plays for the "
+            "seat, and 3 timeouts in a row lose) or forfeit (the seat's team loses); "
+            "no effect without turn_seconds"
+        ),
+    ] = "autoplay"
+    reveal_ai_hands: Annotated[
+        bool,
+        Meta(description="Training: every view lists the AI seats' cards in seats[].hand"),
+    ] = False
+
+
+class CreateMatch(Body, frozen=True):
+    seats: Annotated[
+        list[SeatRequest],
+        Meta(
+            min_length=2,
+            max_length=4,
+            description="2 or 4 seats in turn order; with 4, seats 0 and 2 play against 1 and 3",
+        ),
+    ]
+    rules: Annotated[
+        RulesRequest, Meta(description="Rules options; each one left out takes its default")
+    ] = msgspec.field(default_factory=RulesRequest)
+    seed: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=MAX_INT64,
+                description="The match's random generator: the same seed and options give the "
+                "same shuffles; left out, the server draws a secret one",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    decks: Annotated[
+        list[list[Card]],
+        Meta(
+            description="Explicit orders of the 40 cards for deals 1, 2, ..., dealt from the "
+            "first; deals past the list are shuffled from the generator"
+        ),
+    ] = msgspec.field(default_factory=list)
+    # In range but not a seat of this match is the domain's 422.
+    first_dealer: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=MAX_INT64,
+                description="The seat that deals first; left out, the generator draws it",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class MoveRequest(Body, frozen=True):
+    card: Annotated[
+        Card,
+        Meta(description="The card to play from the hand: rank A 2-7 J Q K, then suit C D H S"),
+    ]
+    capture: Annotated[
+        list[Card] | None,
+        Meta(
+            description="Exactly the table cards it takes (`[]`: none); left out or null: "
+            "the card's only legal choice, or 422 when it has several"
+        ),
+    ] = None
+
+
+class JoinRequest(Body, frozen=True):
+    """Join's one option: no body, or an object with at most a name."""
+
+    name: Name | UnsetType = UNSET
+
+
+class NoOptions(Body, frozen=True):
+    """No options: no body, or an empty object."""
+
+
+class InvalidParam(msgspec.Struct, frozen=True):
+    name: Annotated[
+        str,
+        Meta(
+            description="The bad field as a dotted path with indexes in brackets "
+            "(`seats[1].level`), or the parameter or header"
+        ),
+    ]
+    reason: Annotated[str, Meta(description="What is wrong with it")]
+
+
+class Problem(msgspec.Struct, frozen=True, omit_defaults=True):
+    """RFC 9457 problem details, with the fields this API adds where they apply."""
+
+    type: Annotated[
+        str,
+        Meta(
+            description="A stable URI naming the failure (`.../illegal-move`, "
+            "`.../not-your-turn`, ...): branch on it, not on `detail`"
+        ),
+    ]
+    title: Annotated[str, Meta(description="A short summary of the failure's type")]
+    status: Annotated[int, Meta(description="The HTTP status code of the answer")]
+    detail: Annotated[str, Meta(description="What went wrong with this request")]
+    invalid_params: (
+        Annotated[list[InvalidParam], Meta(description="Each bad field, on 400 and 422 validation")]
+        | UnsetType
+    ) = UNSET
+    legal_moves: (
+        Annotated[
+            tuple[MoveView, ...],
+            Meta(description="On an illegal move: every legal move of the seat"),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+def name_of(name: str | UnsetType) -> str | None:
+    """The name as the seat keeps it: trimmed of the spaces around it."""
+    return None if name is UNSET else name.strip(" ")
+
+
+def setup_of(body: CreateMatch) -> Setup:
+    """The create request in engine terms; impossible combinations are the domain's call."""
+    rules: dict[str, object] = {
+        "hand_size": body.rules.hand_size,
+        "capture": body.rules.capture,
+        "ace_sweeps": body.rules.ace_sweeps,
+        "king_of_diamonds": body.rules.king_of_diamonds,
+        "diamond_sequence": body.rules.diamond_sequence,
+        "turn_seconds": body.rules.turn_seconds,
+        "on_timeout": body.rules.on_timeout,
+        "reveal_ai_hands": body.rules.reveal_ai_hands,
+    }
+    if body.rules.target is not UNSET:
+        rules["target"] = body.rules.target
+    return Setup(
+        seats=tuple(_seat(s) for s in body.seats),
+        rules=rules,
+        seed=None if body.seed is UNSET else body.seed,
+        decks=tuple(tuple(parse_cards(deck)) for deck in body.decks),
+        first_dealer=None if body.first_dealer is UNSET else body.first_dealer,
+    )
+
+
+def _seat(seat: SeatRequest) -> Seat:
+    if isinstance(seat, AiSeat):
+        return Seat("ai", seat.level)
+    if isinstance(seat, HumanSeat):
+        return Seat("human", name=name_of(seat.name))
+    return Seat("open")

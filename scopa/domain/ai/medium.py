@@ -1,0 +1,44 @@
+"""Medium: weighs every capture; when it cannot capture, drops its least useful card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scopa.domain.ai.evaluate import SWEEP, card_weights, discard_order_key
+from scopa.domain.ai.knowledge import Knowledge, candidates
+from scopa.domain.cards import KING_OF_DIAMONDS, SETTEBELLO, VALUE
+from scopa.domain.moves import Move
+
+
+def capture_gain(k: Knowledge, move: Move, weights: Sequence[float]) -> float:
+    """What a capture brings: the cards taken, the card that took them, a sweep."""
+    if not move.capture:
+        return 0.0
+    gain = weights[move.card] + sum(weights[c] for c in move.capture)
+    return gain + SWEEP if k.is_sweep(move) else gain
+
+
+def capture_reason(k: Knowledge, move: Move) -> str:
+    cards = (move.card, *move.capture)
+    king_scores = k.rules.king_of_diamonds
+    if k.is_sweep(move):
+        return "sweeps the table"
+    if SETTEBELLO in cards:
+        return "takes the settebello"
+    if king_scores and KING_OF_DIAMONDS in cards:
+        return "takes the king of diamonds"
+    sevens = sum(VALUE[c] == 7 for c in move.capture)
+    if sevens:
+        return "takes a seven" if sevens == 1 else f"takes {sevens} sevens"
+    return f"takes {len(cards)} cards"
+
+
+def choose(k: Knowledge) -> tuple[Move, str]:
+    moves = candidates(k)
+    weights = card_weights(k.rules, k.piles, k.team)
+    captures = [m for m in moves if m.capture]
+    if captures:
+        best = max(captures, key=lambda m: (capture_gain(k, m, weights), len(m.capture)))
+        return best, capture_reason(k, best)
+    card = min(k.hand, key=lambda c: discard_order_key(c, weights))
+    return Move(card), "discards its least useful card"

@@ -1,0 +1,123 @@
+"""Rules options, agreed when a match is created (RULES.md, "Variants")."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from scopa.domain.errors import InvalidSetup
+
+Capture = Literal["match", "fifteen"]
+AceSweeps = Literal["off", "sweep", "no_point"]
+OnTimeout = Literal["autoplay", "forfeit"]
+CAPTURE_MODES: tuple[str, ...] = ("match", "fifteen")
+ACE_SWEEP_MODES: tuple[str, ...] = ("off", "sweep", "no_point")
+ON_TIMEOUT_MODES: tuple[str, ...] = ("autoplay", "forfeit")
+TURN_SECONDS_MIN = 5
+TURN_SECONDS_MAX = 86_400
+
+
+class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    target: Annotated[
+        int,
+        Meta(
+            description="The match points that win, 1 to 100 (by default 11, or 21 under "
+            "`diamond_sequence`); checked only after a whole deal is scored"
+        ),
+    ] = 11
+    hand_size: Annotated[
+        int, Meta(description="Cards dealt to each seat in a packet: 3, or 6 with 2 players")
+    ] = 3
+    capture: Annotated[
+        Capture,
+        Meta(
+            description="`match`: a card takes one table card of its value, else one group "
+            "adding up to it; `fifteen`: the card and the card or group it takes add up to 15"
+        ),
+    ] = "match"
+    ace_sweeps: Annotated[
+        AceSweeps,
+        Meta(
+            description="`off`: an ace captures as any card; `sweep`: an ace played to a "
+            "non-empty table with no ace on it takes the whole table, a sweep as usual; "
+            "`no_point`: the same, but no capture by an ace scores a sweep"
+        ),
+    ] = "off"
+    king_of_diamonds: Annotated[
+        bool, Meta(description="Whether the king of diamonds (re bello) scores a point")
+    ] = False
+    diamond_sequence: Annotated[
+        bool,
+        Meta(description="Whether the diamonds in unbroken order from A-2-3 score their value"),
+    ] = False
+    turn_seconds: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="Seconds a human seat has for each turn (5..86400); null: no clock"
+        ),
+    ] = None
+    on_timeout: Annotated[
+        OnTimeout,
+        msgspec.Meta(
+            description="When a turn's time runs out: autoplay (the hard AI plays for the "
+            "seat; 3 timeouts in a row lose) or forfeit (the seat's team loses)"
+        ),
+    ] = "autoplay"
+    # Training (seed 004's Reveal button).
+    reveal_ai_hands: Annotated[
+        bool, msgspec.Meta(description="Every view lists the AI seats' cards in seats[].hand")
+    ] = False
+
+
+def make_rules(
+    *,
+    target: int | None = None,
+    hand_size: int = 3,
+    capture: str = "match",
+    ace_sweeps: str = "off",
+    king_of_diamonds: bool = False,
+    diamond_sequence: bool = False,
+    turn_seconds: int | None = None,
+    on_timeout: str = "autoplay",
+    reveal_ai_hands: bool = False,
+    players: int = 2,
+) -> Rules:
+    """Rules with defaults filled in (target 21 under the diamond sequence), or InvalidSetup."""
+    if target is None:
+        target = 21 if diamond_sequence else 11
+    problems: list[tuple[str, str]] = []
+    if players not in (2, 4):
+        problems.append(("seats", f"{players} seats: Scopa is played by 2 or 4"))
+    if not 1 <= target <= 100:
+        problems.append(("rules.target", "must be 1..100"))
+    if hand_size not in (3, 6):
+        problems.append(("rules.hand_size", "must be 3 or 6"))
+    elif hand_size == 6 and players != 2:
+        problems.append(("rules.hand_size", "6-card hands are for 2 players only"))
+    if capture not in CAPTURE_MODES:
+        problems.append(("rules.capture", f"must be one of {', '.join(CAPTURE_MODES)}"))
+    if ace_sweeps not in ACE_SWEEP_MODES:
+        problems.append(("rules.ace_sweeps", f"must be one of {', '.join(ACE_SWEEP_MODES)}"))
+    elif ace_sweeps != "off" and capture == "fifteen":
+        problems.append(("rules.ace_sweeps", "ace sweeps cannot be combined with capture fifteen"))
+    if turn_seconds is not None and not TURN_SECONDS_MIN <= turn_seconds <= TURN_SECONDS_MAX:
+        problems.append(
+            ("rules.turn_seconds", f"must be {TURN_SECONDS_MIN}..{TURN_SECONDS_MAX} or null")
+        )
+    if on_timeout not in ON_TIMEOUT_MODES:
+        problems.append(("rules.on_timeout", f"must be one of {', '.join(ON_TIMEOUT_MODES)}"))
+    if problems:
+        raise InvalidSetup(problems)
+    return Rules(
+        target=target,
+        hand_size=hand_size,
+        capture=capture,  # type: ignore[arg-type]
+        ace_sweeps=ace_sweeps,  # type: ignore[arg-type]
+        king_of_diamonds=king_of_diamonds,
+        diamond_sequence=diamond_sequence,
+        turn_seconds=turn_seconds,
+        on_timeout=on_timeout,  # type: ignore[arg-type]
+        reveal_ai_hands=reveal_ai_hands,
+    )

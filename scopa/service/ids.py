@@ -1,0 +1,62 @@
+"""Secrets and opaque handles: match ids, seat tokens and their hashes, lobby cursors."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import math
+import re
+import secrets
+
+import msgspec
+
+from scopa.service.errors import InvalidCursor
+from scopa.service.ports import MatchRecord
+
+_MATCH_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+# Cursors are unpadded url-safe base64 of (created_at, id).
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}$"
+_CURSOR = re.compile(CURSOR_PATTERN)
+_SEED_BITS = 63
+
+
+def new_match_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def is_match_id(text: str) -> bool:
+    """Ids are random url-safe strings of one length: anything else is simply unknown."""
+    return _MATCH_ID.fullmatch(text) is not None
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """Tokens are stored only as this hash."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_seed() -> int:
+    return secrets.randbits(_SEED_BITS)
+
+
+def encode_cursor(record: MatchRecord) -> str:
+    raw = msgspec.json.encode((record.created_at, record.id))
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[float, str]:
+    if not _CURSOR.fullmatch(cursor):
+        raise InvalidCursor("the cursor is not one this server gave out")
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created_at, match_id = msgspec.json.decode(raw, type=tuple[float, str])
+    except (binascii.Error, ValueError, msgspec.DecodeError) as exc:
+        raise InvalidCursor("the cursor is not one this server gave out") from exc
+    # It reaches the database: only what a real cursor could hold (no NUL for Postgres).
+    if not (math.isfinite(created_at) and is_match_id(match_id)):
+        raise InvalidCursor("the cursor is not one this server gave out")
+    return created_at, match_id

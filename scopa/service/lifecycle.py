@@ -1,0 +1,59 @@
+"""When a match's next moment comes, and what happens when it passes (API.md, "Lifecycle").
+
+The domain knows how a match ends; this knows when. Each change stores the match's
+``due_at``: for a waiting match the end of its wait, for a human seat's turn the end of
+its clock or of the idle time; nothing for an AI's turn or a finished match. Whichever
+process finds a match past its ``due_at`` makes the change it calls for, stored at the
+version it was decided on like any other change, so there is exactly one per moment.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import MatchState, abandon, expire, human_to_play, on_the_clock, time_out
+from scopa.domain.moves import Move
+
+# The level whose move is played for a seat whose time ran out (API.md).
+AUTOPLAY_LEVEL = "hard"
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """How long a match may wait for players, and a human's turn without a clock, in
+    seconds (SCOPA_WAITING_TTL_SECONDS, SCOPA_IDLE_TTL_SECONDS)."""
+
+    waiting_ttl: float = 3600.0
+    idle_ttl: float = 604_800.0
+
+    def due_at(self, state: MatchState, created_at: float, now: float) -> float | None:
+        """The next moment of ``state``, stored ``now`` for a match created at
+        ``created_at``: a turn's time runs from the change that gave it the turn."""
+        if state.status == "waiting":
+            return created_at + self.waiting_ttl
+        if human_to_play(state) is None:
+            return None
+        seconds = state.rules.turn_seconds
+        return now + (self.idle_ttl if seconds is None else seconds)
+
+
+def lapses(state: MatchState) -> bool:
+    """Whether passing its moment changes the match (false for one that moved on since)."""
+    return state.status == "waiting" or human_to_play(state) is not None
+
+
+def autoplays(state: MatchState) -> int | None:
+    """The seat the AI must choose a move for when the moment passes, if any."""
+    seat = on_the_clock(state)
+    return seat if seat is not None and state.rules.on_timeout == "autoplay" else None
+
+
+def lapse(state: MatchState, autoplay: Move | None = None) -> tuple[MatchState, list[StoredEvent]]:
+    """The change the passed moment calls for: a waiting match expires, a turn on the clock
+    times out (``autoplay``: the move chosen for it), any other human turn is abandoned."""
+    if state.status == "waiting":
+        return expire(state)
+    if on_the_clock(state) is not None:
+        return time_out(state, autoplay)
+    return abandon(state)

@@ -1,0 +1,284 @@
+"""What the use cases need from the outside world, as Protocols, each small.
+
+``infra/`` implements them on SQLAlchemy (Postgres or SQLite); ``tests/fakes.py`` in
+memory. One adapter may implement several (the SQL store does all three storage ports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import msgspec
+
+from scopa.domain.ai.review import Review
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import MatchState
+from scopa.domain.moves import Move
+from scopa.service.limits import Quota
+
+
+class VersionConflict(Exception):
+    """Another change to the match was stored first; reload and decide again."""
+
+
+class IdempotencyConflict(Exception):
+    """The key is held by a request that is still running."""
+
+
+class StoredAnswer(msgspec.Struct, frozen=True):
+    """The first successful answer to an idempotent request, replayed on a retry."""
+
+    fingerprint: str  # the request's (Idempotency.fingerprint)
+    body: bytes  # the answer as first encoded, sealed: opaque to the store
+
+
+class Idempotency(msgspec.Struct, frozen=True):
+    """An idempotent request in flight, as the store keeps it: ``scope`` is the caller (a
+    token hash, "create", or "join:<match>:<seat>"); ``key`` a hash of the client's
+    Idempotency-Key, which is stored nowhere; ``fingerprint`` a hash, keyed by it, of the
+    request body as canonical JSON, so equal JSON means equal (``service.idempotency``)."""
+
+    scope: str
+    key: str
+    fingerprint: str
+
+
+class MatchRecord(msgspec.Struct, frozen=True):
+    id: str
+    state: MatchState
+    created_at: float  # unix seconds
+    # The next moment something must happen to the match (an expiry, a turn's deadline,
+    # abandonment), unix seconds; None when nothing is pending (an AI's turn, the end).
+    due_at: float | None = None
+
+
+Answer = tuple[Idempotency, StoredAnswer]
+
+
+class Change(msgspec.Struct, frozen=True):
+    """A change to one stored match: its new state and events, if it is still at
+    ``expected_version``."""
+
+    match_id: str
+    expected_version: int
+    state: MatchState
+    events: tuple[StoredEvent, ...]
+    due_at: float | None = None  # the match's next moment after the change (MatchRecord)
+
+
+class AiBacklog(msgspec.Struct, frozen=True):
+    """The AI turns ready to be played, across every process: how many, and since when the
+    oldest has been ready (unix seconds; None when none is)."""
+
+    ready: int
+    oldest_ready_at: float | None
+
+
+class MatchRepository(Protocol):
+    """The matches themselves: every change is stored at a version, or not at all."""
+
+    async def create(
+        self,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
+    ) -> None:
+        """Store a new match, its first events, its seat token hashes and, atomically with
+        them, the idempotent answer to keep. With ``quota``, the match counts toward it,
+        and is not stored (QuotaExceeded) if its owner already holds ``quota.cap``."""
+
+    async def get(self, match_id: str) -> MatchRecord | None: ...
+
+    async def get_for_token(
+        self, match_id: str, token_hash: str
+    ) -> tuple[MatchRecord, int | None] | None:
+        """The match and the seat the token hash holds in it (None if no seat), in one
+        read; None when there is no such match."""
+
+    async def save(
+        self,
+        match_id: str,
+        expected_version: int,
+        state: MatchState,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str] | None = None,
+        answer: Answer | None = None,
+        *,
+        due_at: float | None = None,
+    ) -> None:
+        """Replace the state and its ``due_at`` if it is still at ``expected_version``,
+        append the events and add token hashes (a join), all in one transaction; else
+        raise VersionConflict."""
+
+    async def create_rematch(
+        self,
+        offer: Change,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        answer: Answer | None = None,
+        *,
+        quota: Quota | None = None,
+    ) -> None:
+        """``create`` the rematch (counted toward ``quota`` as a creation is) and ``save``
+        the finished match's ``offer`` of it, in one transaction: VersionConflict, and
+        nothing stored, when the old match has moved on."""
+
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        """Store a finished match's review of one seat; a review already kept stands."""
+
+
+class MatchReads(Protocol):
+    """The read side: what queries across matches or along a match's log need."""
+
+    async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
+        """Events with seq > after, oldest first, at most ``limit``."""
+
+    async def initial(self, match_id: str) -> MatchState | None:
+        """The match as it was created: its log replays from here to its state."""
+
+    async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        """Matches with an open seat, oldest first (by created_at, then id), after a cursor."""
+
+    async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
+        """Active matches, newest first (by created_at, then id, both descending), after a
+        cursor."""
+
+    async def seat_tokens(self, match_id: str) -> dict[int, str]:
+        """The token hash of each seat that has one."""
+
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        """The review of the seat kept for the match, if one was."""
+
+    async def ai_backlog(self) -> AiBacklog:
+        """The AI turns waiting to be played."""
+
+    async def ai_capacity(self) -> int:
+        """How many AI decisions the processes playing AI turns can make at once, as they
+        last said (0: none is running)."""
+
+    async def due(self, now: float, limit: int) -> list[str]:
+        """Ids of matches whose ``due_at`` is at or before ``now``, longest overdue first,
+        at most ``limit``."""
+
+    async def token_known(self, token_hash: str) -> bool:
+        """Whether the hash belongs to any seat of any match (a token of another match)."""
+
+    async def active_count(self) -> int:
+        """How many matches are being played (status active), across every process."""
+
+    async def ping(self) -> None:
+        """Raise if the database does not answer."""
+
+
+class IdempotencyKeys(Protocol):
+    """Claims on Idempotency-Keys; the answer itself is kept by the repository's change."""
+
+    async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
+        """Claim the key: None when claimed now; the stored answer when the key already has
+        one (even for another fingerprint: the caller compares); IdempotencyConflict when
+        a request holding it is still running."""
+
+    async def release_idempotent(self, request: Idempotency) -> None:
+        """Drop a claim whose request failed: failed answers are not stored."""
+
+
+class EventBus(Protocol):
+    """Wakes waiters when a match has new events, across processes; and the asker of a
+    hint when a worker answered it, the job's id standing for the match (seq 1)."""
+
+    async def publish(self, match_id: str, seq: int) -> None: ...
+
+    async def wait(self, match_id: str, after: int, seconds: float) -> bool:
+        """Until an event past ``after`` may have been stored, or ``seconds`` pass; True if
+        woken. A bus that cannot hear every change for a while (its connection is down)
+        wakes its waiters then, and bounds their waits until it hears again, so a waiter
+        that re-reads the store on waking never misses an event for long."""
+
+    def wake_all(self) -> None:
+        """End every wait now (its waiters look again: at shutdown, that they must stop)."""
+
+
+class ReviewQueue(Protocol):
+    """Reviews asked of the processes that run AI, by a process that runs none."""
+
+    async def ask_review(self, match_id: str, seat: int) -> None:
+        """Ask for the review of ``seat``; asking again while it is pending changes nothing.
+        Keeping the review (``keep_review``) answers the asking."""
+
+    async def review_held(self, match_id: str, seat: int) -> bool:
+        """Whether a live process holds the asked review: it is computing it."""
+
+
+class HintQueue(Protocol):
+    """Hints asked of the processes that run AI, by a process that runs none; and the
+    worker's side of them."""
+
+    async def ask_hint(self, match_id: str, state: MatchState, seat: int, level: str) -> str:
+        """Ask for ``level``'s move for ``seat`` in the match's ``state``; the request's id."""
+
+    async def hint_answer(self, job: str) -> tuple[Move, str] | None:
+        """The move and its reason, once a process answered."""
+
+    async def hint_held(self, job: str) -> bool:
+        """Whether a live process holds the hint: it is deciding it."""
+
+    async def drop_hint(self, job: str) -> None:
+        """Forget the request, answered or not: nobody decides it any more."""
+
+    async def hint_job(self, job: str) -> tuple[MatchState, int, str] | None:
+        """The state, seat and level asked for; None once dropped."""
+
+    async def answer_hint(self, job: str, move: Move, reason: str) -> None:
+        """Give the request its answer (nothing if dropped meanwhile)."""
+
+
+class AiPlayer(Protocol):
+    """The AI, wherever it runs (a worker pool in production)."""
+
+    levels: tuple[str, ...]
+
+    async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
+        """The move ``level`` plays for ``seat``, and why."""
+
+    async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
+        """``domain.ai.review`` of the finished match ``events`` took from ``initial``."""
+
+
+class MatchObserver(Protocol):
+    """Told what the use cases did, for the figures an operator watches (the metrics).
+    Each call is a plain, quick, synchronous note: it never fails a use case."""
+
+    def match_created(self) -> None: ...
+
+    def match_finished(self, end_reason: str) -> None: ...
+
+    def move_played(self, player: str) -> None:
+        """A card played; ``player`` is the kind of seat that played it (human, ai)."""
+
+    def stream_opened(self) -> None: ...
+
+    def stream_closed(self) -> None: ...
+
+
+class Unobserved:
+    """The observer when nobody watches."""
+
+    def match_created(self) -> None:
+        pass
+
+    def match_finished(self, end_reason: str) -> None:
+        pass
+
+    def move_played(self, player: str) -> None:
+        pass
+
+    def stream_opened(self) -> None:
+        pass
+
+    def stream_closed(self) -> None:
+        pass

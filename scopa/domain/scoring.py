@@ -163,35 +163,30 @@ def _primiera_points(a: int | None, b: int | None) -> tuple[int, int]:
     return (int(a > b), int(b > a))
 
 
-# What a team's cards hold for the scoring: diamonds, primiera, settebello, king of
-# diamonds, the diamond sequence's value.
-_Held = tuple[int, int | None, bool, bool, int]
 # A team's points by category, in ``Points`` order after the sweeps.
 _Won = tuple[int, int, int, int, int, int]
 
 
-def _held(mask: int) -> _Held:
-    return (
-        (mask >> 10 & 0x3FF).bit_count(),
-        _mask_primiera(mask),
-        bool(mask & _SETTEBELLO_BIT),
-        bool(mask & _KING_OF_DIAMONDS_BIT),
-        _mask_sequence(mask),
-    )
+def _won(rules: Rules, n0: int, n1: int, m0: int, m1: int) -> tuple[_Won, _Won]:
+    """The one scoring of a finished deal: each team's points by category but the sweeps,
+    from its card count and its pile's mask."""
+    c0, c1 = _majority(n0, n1, CARDS_TO_WIN)
+    d0, d1 = _majority(_diamonds(m0), _diamonds(m1), DIAMONDS_TO_WIN)
+    p0, p1 = _primiera_points(_mask_primiera(m0), _mask_primiera(m1))
+    s0 = int(bool(m0 & _SETTEBELLO_BIT))
+    s1 = int(bool(m1 & _SETTEBELLO_BIT))
+    k0 = k1 = q0 = q1 = 0
+    if rules.king_of_diamonds:
+        k0 = int(bool(m0 & _KING_OF_DIAMONDS_BIT))
+        k1 = int(bool(m1 & _KING_OF_DIAMONDS_BIT))
+    if rules.diamond_sequence:
+        q0 = _mask_sequence(m0)
+        q1 = _mask_sequence(m1)
+    return (c0, d0, s0, p0, k0, q0), (c1, d1, s1, p1, k1, q1)
 
 
-def _won(rules: Rules, cards: Sequence[int], held: Sequence[_Held]) -> tuple[_Won, _Won]:
-    """The one scoring of a finished deal: each team's points by category but the sweeps."""
-    (d0, p0, s0, k0, q0), (d1, p1, s1, k1, q1) = held
-    c0, c1 = _majority(cards[0], cards[1], CARDS_TO_WIN)
-    dp0, dp1 = _majority(d0, d1, DIAMONDS_TO_WIN)
-    pp0, pp1 = _primiera_points(p0, p1)
-    king = rules.king_of_diamonds
-    run = rules.diamond_sequence
-    return (
-        (c0, dp0, int(s0), pp0, int(k0 and king), q0 if run else 0),
-        (c1, dp1, int(s1), pp1, int(k1 and king), q1 if run else 0),
-    )
+def _diamonds(mask: int) -> int:
+    return (mask >> 10 & 0x3FF).bit_count()
 
 
 def score_deal(
@@ -203,23 +198,22 @@ def score_deal(
 ) -> DealScore:
     """The full breakdown of a finished deal for both teams; ``before`` are match totals."""
     cards = [len(p) for p in piles]
-    held = [_held(_mask(p)) for p in piles]
-    won = _won(rules, cards, held)
+    masks = [_mask(p) for p in piles]
+    won = _won(rules, cards[0], cards[1], masks[0], masks[1])
     teams = []
     for t in (0, 1):
-        diamonds, prim, sette, king, seq = held[t]
-        points = Points(sweeps[t], *won[t])
+        mask = masks[t]
         teams.append(
             TeamDealScore(
                 team=t,
                 cards=cards[t],
-                diamonds=diamonds,
-                settebello=sette,
-                primiera=prim,
+                diamonds=_diamonds(mask),
+                settebello=bool(mask & _SETTEBELLO_BIT),
+                primiera=_mask_primiera(mask),
                 sweeps=sweeps[t],
-                king_of_diamonds=king,
-                diamond_sequence=seq,
-                points=points,
+                king_of_diamonds=bool(mask & _KING_OF_DIAMONDS_BIT),
+                diamond_sequence=_mask_sequence(mask),
+                points=Points(sweeps[t], *won[t]),
                 total=sweeps[t] + sum(won[t]),
             )
         )
@@ -235,7 +229,7 @@ def deal_points(
     For simulations that score thousands of deals and only want who gained how much.
     """
     p0, p1 = piles
-    a, b = _won(rules, (len(p0), len(p1)), (_held(_mask(p0)), _held(_mask(p1))))
+    a, b = _won(rules, len(p0), len(p1), _mask(p0), _mask(p1))
     return sweeps[0] + sum(a), sweeps[1] + sum(b)
 
 

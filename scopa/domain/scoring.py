@@ -171,7 +171,9 @@ def _won(rules: Rules, n0: int, n1: int, m0: int, m1: int) -> tuple[_Won, _Won]:
     """The one scoring of a finished deal: each team's points by category but the sweeps,
     from its card count and its pile's mask."""
     c0, c1 = _majority(n0, n1, CARDS_TO_WIN)
-    d0, d1 = _majority(_diamonds(m0), _diamonds(m1), DIAMONDS_TO_WIN)
+    d0, d1 = _majority(
+        (m0 >> 10 & 0x3FF).bit_count(), (m1 >> 10 & 0x3FF).bit_count(), DIAMONDS_TO_WIN
+    )
     p0, p1 = _primiera_points(_mask_primiera(m0), _mask_primiera(m1))
     s0 = int(bool(m0 & _SETTEBELLO_BIT))
     s1 = int(bool(m1 & _SETTEBELLO_BIT))
@@ -183,10 +185,6 @@ def _won(rules: Rules, n0: int, n1: int, m0: int, m1: int) -> tuple[_Won, _Won]:
         q0 = _mask_sequence(m0)
         q1 = _mask_sequence(m1)
     return (c0, d0, s0, p0, k0, q0), (c1, d1, s1, p1, k1, q1)
-
-
-def _diamonds(mask: int) -> int:
-    return (mask >> 10 & 0x3FF).bit_count()
 
 
 def score_deal(
@@ -207,7 +205,7 @@ def score_deal(
             TeamDealScore(
                 team=t,
                 cards=cards[t],
-                diamonds=_diamonds(mask),
+                diamonds=(mask >> 10 & 0x3FF).bit_count(),
                 settebello=bool(mask & _SETTEBELLO_BIT),
                 primiera=_mask_primiera(mask),
                 sweeps=sweeps[t],

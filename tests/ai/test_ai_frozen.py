@@ -10,6 +10,7 @@ random play or dealing goes cannot move them.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import msgspec
@@ -17,6 +18,9 @@ import pytest
 
 from scopa.domain.ai import FROZEN, LEVELS, OPPONENTS, decide
 from scopa.domain.match import MatchState
+
+PACKAGE = Path(__file__).resolve().parents[2] / "scopa"
+FROZEN_PACKAGE = PACKAGE / "domain" / "ai" / "frozen"
 
 
 class Pinned(msgspec.Struct, frozen=True):
@@ -45,3 +49,20 @@ def test_frozen_levels_keep_their_decisions(level: str, players: int) -> None:
 def test_frozen_levels_are_opponents_not_levels_offered_to_players() -> None:
     assert LEVELS == ("easy", "medium", "hard", "expert")
     assert set(OPPONENTS) == {*LEVELS, "hard-v1", "expert-v1"}
+
+
+def test_the_server_reaches_the_frozen_levels_only_through_decide() -> None:
+    """Nothing builds on the frozen code, so it can stay frozen: only ``decide``'s module
+    (and the frozen levels themselves) import it."""
+    importers = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            if any(n.startswith("scopa.domain.ai.frozen") for n in names):
+                importers.add(path)
+    outside = {p.relative_to(PACKAGE) for p in importers if FROZEN_PACKAGE not in p.parents}
+    assert outside == {Path("domain/ai/__init__.py")}

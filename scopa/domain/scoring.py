@@ -175,12 +175,12 @@ def _won(rules: Rules, n0: int, n1: int, m0: int, m1: int) -> tuple[_Won, _Won]:
         (m0 >> 10 & 0x3FF).bit_count(), (m1 >> 10 & 0x3FF).bit_count(), DIAMONDS_TO_WIN
     )
     p0, p1 = _primiera_points(_mask_primiera(m0), _mask_primiera(m1))
-    s0 = int(bool(m0 & _SETTEBELLO_BIT))
-    s1 = int(bool(m1 & _SETTEBELLO_BIT))
+    s0 = m0 >> SETTEBELLO & 1
+    s1 = m1 >> SETTEBELLO & 1
     k0 = k1 = q0 = q1 = 0
     if rules.king_of_diamonds:
-        k0 = int(bool(m0 & _KING_OF_DIAMONDS_BIT))
-        k1 = int(bool(m1 & _KING_OF_DIAMONDS_BIT))
+        k0 = m0 >> KING_OF_DIAMONDS & 1
+        k1 = m1 >> KING_OF_DIAMONDS & 1
     if rules.diamond_sequence:
         q0 = _mask_sequence(m0)
         q1 = _mask_sequence(m1)

@@ -7,7 +7,7 @@ deal, play every move to the end with a uniformly random choice among the legal 
 (``random.Random.randrange``: the engine takes any chooser), leftovers, score. Two
 figures, since they serve different callers:
 
-- ``deals_per_s``: the fast path for simulations, ``domain.playout.play_out`` and
+- ``deals_per_s``: the fast path for simulations, ``bench.playout.play_out`` and
   ``domain.scoring.deal_points``;
 - ``public_deals_per_s``: the plain loop over ``Deal.legal_moves()`` and ``Deal.play()``,
   scored by ``score_deal``, as the match flow uses them.
@@ -38,10 +38,10 @@ import time
 from collections.abc import Callable, Iterator
 from functools import partial
 
+from bench.playout import play_out
 from scopa.domain.cards import DECK
 from scopa.domain.deal import Deal
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
-from scopa.domain.playout import play_out
 from scopa.domain.rng import SplitMix64
 from scopa.domain.rules import make_rules
 from scopa.domain.scoring import deal_points, score_deal

@@ -7,7 +7,7 @@ card strings by pattern, numbers by range. Answers are the service's own Structs
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
@@ -15,7 +15,16 @@ from msgspec import UNSET, Meta, UnsetType
 from scopa.domain.ai import Level
 from scopa.domain.cards import parse_cards
 from scopa.domain.match import Seat
-from scopa.domain.rules import TURN_SECONDS_MAX, TURN_SECONDS_MIN
+from scopa.domain.rules import (
+    TARGET_MAX,
+    TARGET_MIN,
+    TURN_SECONDS_MAX,
+    TURN_SECONDS_MIN,
+    AceSweeps,
+    Capture,
+    HandSize,
+    OnTimeout,
+)
 from scopa.domain.views import MoveView
 from scopa.service.matches import Setup
 
@@ -74,8 +83,8 @@ class RulesRequest(Body, frozen=True):
         Annotated[
             int,
             Meta(
-                ge=1,
-                le=100,
+                ge=TARGET_MIN,
+                le=TARGET_MAX,
                 description="The match points that win (by default 11, or 21 under "
                 "`diamond_sequence`)",
             ),
@@ -83,17 +92,17 @@ class RulesRequest(Body, frozen=True):
         | UnsetType
     ) = UNSET
     hand_size: Annotated[
-        Literal[3, 6], Meta(description="Cards dealt to each seat in a packet; 6: 2 players only")
+        HandSize, Meta(description="Cards dealt to each seat in a packet; 6: 2 players only")
     ] = 3
     capture: Annotated[
-        Literal["match", "fifteen"],
+        Capture,
         Meta(
             description="`match`: a card takes one table card of its value, else one group "
             "adding up to it; `fifteen`: the card and what it takes add up to 15"
         ),
     ] = "match"
     ace_sweeps: Annotated[
-        Literal["off", "sweep", "no_point"],
+        AceSweeps,
         Meta(
             description="`sweep`: an ace played to a non-empty table with no ace on it takes "
             "the whole table, a sweep as usual; `no_point`: the same, but no capture by an "
@@ -115,7 +124,7 @@ class RulesRequest(Body, frozen=True):
         Meta(description="Seconds a human seat has for each turn; null (the default): no clock"),
     ] = None
     on_timeout: Annotated[
-        Literal["autoplay", "forfeit"],
+        OnTimeout,
         Meta(
             description="When a turn's time runs out: autoplay (the hard AI plays for the "
             "seat, and 3 timeouts in a row lose) or forfeit (the seat's team loses); "

@@ -45,7 +45,7 @@ from scopa.domain.events import (
 )
 from scopa.domain.moves import Move
 from scopa.domain.rng import SplitMix64
-from scopa.domain.rules import Rules
+from scopa.domain.rules import Rules, setup_problems
 from scopa.domain.scoring import DealScore, score_deal, winner
 
 # "reserved": a rematch's seat, waiting for the player who held it in the match before.
@@ -114,20 +114,8 @@ def new_match(
     """A new match; it is dealt at once unless a seat waits for a player.
 
     ``seeded``: whoever made the match could know its cards (it gave the seed or decks)."""
-    problems: list[tuple[str, str]] = []
     players = len(seats)
-    if players not in (2, 4):
-        problems.append(("seats", f"{players} seats: Scopa is played by 2 or 4"))
-    elif rules.hand_size == 6 and players != 2:
-        problems.append(("rules.hand_size", "6-card hands are for 2 players only"))
-    # make_rules refuses this too; a Rules built or decoded directly must not slip through.
-    if rules.ace_sweeps != "off" and rules.capture == "fifteen":
-        problems.append(("rules.ace_sweeps", "ace sweeps cannot be combined with capture fifteen"))
-    for i, deck in enumerate(decks):
-        if sorted(deck) != list(DECK):
-            problems.append((f"decks[{i}]", "must be a permutation of the 40 cards"))
-    if first_dealer is not None and not 0 <= first_dealer < max(players, 1):
-        problems.append(("first_dealer", f"must be a seat, 0..{players - 1}"))
+    problems = setup_problems(rules, players, decks, first_dealer)
     if problems:
         raise InvalidSetup(problems)
     state = MatchState(
@@ -233,12 +221,6 @@ def is_sweep(state: MatchState, move: Move) -> bool:
     return current_deal(state).is_sweep(move)
 
 
-def resolve(state: MatchState, seat: int, card: int, capture: Sequence[int] | None) -> Move:
-    """The move ``seat`` names by ``card`` and ``capture``; ``capture`` None lets the only
-    legal choice stand (AmbiguousMove if there are several, IllegalMove if it is not legal)."""
-    return _legal(_deal_for(state, seat), card, capture)
-
-
 def play(state: MatchState, seat: int, move: Move) -> tuple[MatchState, list[StoredEvent]]:
     """Play ``move`` for ``seat``, refusing it (IllegalMove) unless it is a legal move."""
     return play_named(state, seat, move.card, move.capture)
@@ -247,8 +229,9 @@ def play(state: MatchState, seat: int, move: Move) -> tuple[MatchState, list[Sto
 def play_named(
     state: MatchState, seat: int, card: int, capture: Sequence[int] | None
 ) -> tuple[MatchState, list[StoredEvent]]:
-    """``play(state, seat, resolve(state, seat, card, capture))``, on one copy of the deal
-    instead of two: a move request's path."""
+    """Play the move ``seat`` names by ``card`` and ``capture``: a move request's path.
+    ``capture`` None lets the card's only legal choice stand (AmbiguousMove if there are
+    several); IllegalMove unless the move is legal."""
     deal = _deal_for(state, seat)
     move = _legal(deal, card, capture)
     stock_before = len(deal.stock)

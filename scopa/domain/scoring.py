@@ -10,12 +10,10 @@ from msgspec import Meta
 
 from scopa.domain.cards import (
     DECK,
-    DIAMOND_RUN,
     IS_DIAMOND,
     KING_OF_DIAMONDS,
     PRIMIERA,
     SETTEBELLO,
-    SUIT,
 )
 from scopa.domain.rules import Rules
 
@@ -103,27 +101,9 @@ class Tally(msgspec.Struct, frozen=True):
     ]
 
 
-def primiera(pile: Sequence[int]) -> int | None:
-    """Best primiera card per suit, summed; None without all four suits."""
-    best = [0, 0, 0, 0]
-    for card in pile:
-        p = PRIMIERA[card]
-        s = SUIT[card]
-        if p > best[s]:
-            best[s] = p
-    return None if 0 in best else sum(best)
-
-
-def diamond_sequence(pile: Sequence[int]) -> int:
-    """A-2-3 of diamonds score 3, each further diamond in unbroken order one more."""
-    held = set(pile)
-    length = 0
-    for card in DIAMOND_RUN:
-        if card not in held:
-            break
-        length += 1
-    return length if length >= 3 else 0
-
+# The two races: more cards than the other side and at least 21; likewise 6 diamonds.
+CARDS_TO_WIN = 21
+DIAMONDS_TO_WIN = 6
 
 # A pile as a 40-bit mask (bit ``card``): each suit is 10 bits (0x3FF), ranks A..K.
 _BIT: tuple[int, ...] = tuple(1 << card for card in DECK)
@@ -141,6 +121,17 @@ def _mask(pile: Sequence[int]) -> int:
     return sum(map(_BIT.__getitem__, pile))
 
 
+def best_by_suit(pile: Sequence[int]) -> list[int]:
+    """The best primiera value ``pile`` holds in each suit; 0 for a suit it lacks."""
+    mask = _mask(pile)
+    return [_BEST_IN_SUIT[mask >> shift & 0x3FF] for shift in (0, 10, 20, 30)]
+
+
+def primiera(pile: Sequence[int]) -> int | None:
+    """Best primiera card per suit, summed; None without all four suits."""
+    return _mask_primiera(_mask(pile))
+
+
 def _mask_primiera(mask: int) -> int | None:
     best = _BEST_IN_SUIT
     c = best[mask & 0x3FF]
@@ -151,6 +142,7 @@ def _mask_primiera(mask: int) -> int | None:
 
 
 def _mask_sequence(mask: int) -> int:
+    """A-2-3 of diamonds score 3, each further diamond in unbroken order one more."""
     diamonds = mask >> 10 & 0x3FF
     # The run from the ace is the number of trailing one bits.
     length = (diamonds ^ (diamonds + 1)).bit_length() - 1
@@ -171,6 +163,30 @@ def _primiera_points(a: int | None, b: int | None) -> tuple[int, int]:
     return (int(a > b), int(b > a))
 
 
+# A team's points by category, in ``Points`` order after the sweeps.
+_Won = tuple[int, int, int, int, int, int]
+
+
+def _won(rules: Rules, n0: int, n1: int, m0: int, m1: int) -> tuple[_Won, _Won]:
+    """The one scoring of a finished deal: each team's points by category but the sweeps,
+    from its card count and its pile's mask."""
+    c0, c1 = _majority(n0, n1, CARDS_TO_WIN)
+    d0, d1 = _majority(
+        (m0 >> 10 & 0x3FF).bit_count(), (m1 >> 10 & 0x3FF).bit_count(), DIAMONDS_TO_WIN
+    )
+    p0, p1 = _primiera_points(_mask_primiera(m0), _mask_primiera(m1))
+    s0 = m0 >> SETTEBELLO & 1
+    s1 = m1 >> SETTEBELLO & 1
+    k0 = k1 = q0 = q1 = 0
+    if rules.king_of_diamonds:
+        k0 = m0 >> KING_OF_DIAMONDS & 1
+        k1 = m1 >> KING_OF_DIAMONDS & 1
+    if rules.diamond_sequence:
+        q0 = _mask_sequence(m0)
+        q1 = _mask_sequence(m1)
+    return (c0, d0, s0, p0, k0, q0), (c1, d1, s1, p1, k1, q1)
+
+
 def score_deal(
     rules: Rules,
     deal: int,
@@ -179,49 +195,24 @@ def score_deal(
     before: Sequence[int],
 ) -> DealScore:
     """The full breakdown of a finished deal for both teams; ``before`` are match totals."""
-    masks = [_mask(p) for p in piles]
     cards = [len(p) for p in piles]
-    diamonds = [(m >> 10 & 0x3FF).bit_count() for m in masks]
-    prim = [_mask_primiera(m) for m in masks]
-    card_pts = _majority(cards[0], cards[1], 21)
-    diamond_pts = _majority(diamonds[0], diamonds[1], 6)
-    prim_pts = _primiera_points(prim[0], prim[1])
+    masks = [_mask(p) for p in piles]
+    won = _won(rules, cards[0], cards[1], masks[0], masks[1])
     teams = []
     for t in (0, 1):
         mask = masks[t]
-        sette = bool(mask & _SETTEBELLO_BIT)
-        king = bool(mask & _KING_OF_DIAMONDS_BIT)
-        seq = _mask_sequence(mask)
-        points = Points(
-            sweeps=sweeps[t],
-            cards=card_pts[t],
-            diamonds=diamond_pts[t],
-            settebello=int(sette),
-            primiera=prim_pts[t],
-            king_of_diamonds=int(king and rules.king_of_diamonds),
-            diamond_sequence=seq if rules.diamond_sequence else 0,
-        )
-        total = (
-            points.sweeps
-            + points.cards
-            + points.diamonds
-            + points.settebello
-            + points.primiera
-            + points.king_of_diamonds
-            + points.diamond_sequence
-        )
         teams.append(
             TeamDealScore(
                 team=t,
                 cards=cards[t],
-                diamonds=diamonds[t],
-                settebello=sette,
-                primiera=prim[t],
+                diamonds=(mask >> 10 & 0x3FF).bit_count(),
+                settebello=bool(mask & _SETTEBELLO_BIT),
+                primiera=_mask_primiera(mask),
                 sweeps=sweeps[t],
-                king_of_diamonds=king,
-                diamond_sequence=seq,
-                points=points,
-                total=total,
+                king_of_diamonds=bool(mask & _KING_OF_DIAMONDS_BIT),
+                diamond_sequence=_mask_sequence(mask),
+                points=Points(sweeps[t], *won[t]),
+                total=sweeps[t] + sum(won[t]),
             )
         )
     scores = (before[0] + teams[0].total, before[1] + teams[1].total)
@@ -235,38 +226,9 @@ def deal_points(
 
     For simulations that score thousands of deals and only want who gained how much.
     """
-    m0 = _mask(piles[0])
-    m1 = _mask(piles[1])
-    a = sweeps[0]
-    b = sweeps[1]
-    n0 = len(piles[0])
-    n1 = len(piles[1])
-    if n0 > n1 and n0 >= 21:
-        a += 1
-    elif n1 > n0 and n1 >= 21:
-        b += 1
-    d0 = (m0 >> 10 & 0x3FF).bit_count()
-    d1 = (m1 >> 10 & 0x3FF).bit_count()
-    if d0 > d1 and d0 >= 6:
-        a += 1
-    elif d1 > d0 and d1 >= 6:
-        b += 1
-    if m0 & _SETTEBELLO_BIT:
-        a += 1
-    elif m1 & _SETTEBELLO_BIT:
-        b += 1
-    p0, p1 = _primiera_points(_mask_primiera(m0), _mask_primiera(m1))
-    a += p0
-    b += p1
-    if rules.king_of_diamonds:
-        if m0 & _KING_OF_DIAMONDS_BIT:
-            a += 1
-        elif m1 & _KING_OF_DIAMONDS_BIT:
-            b += 1
-    if rules.diamond_sequence:
-        a += _mask_sequence(m0)
-        b += _mask_sequence(m1)
-    return a, b
+    p0, p1 = piles
+    a, b = _won(rules, len(p0), len(p1), _mask(p0), _mask(p1))
+    return sweeps[0] + sum(a), sweeps[1] + sum(b)
 
 
 def winner(scores: Sequence[int], target: int) -> int | None:
@@ -288,9 +250,9 @@ def tally(rules: Rules, deal: int, piles: Sequence[Sequence[int]], sweeps: Seque
         diamonds = sum(IS_DIAMOND[c] for c in pile)
         prim = primiera(pile)
         clinched = []
-        if cards >= 21:
+        if cards >= CARDS_TO_WIN:
             clinched.append("cards")
-        if diamonds >= 6:
+        if diamonds >= DIAMONDS_TO_WIN:
             clinched.append("diamonds")
         if SETTEBELLO in pile:
             clinched.append("settebello")

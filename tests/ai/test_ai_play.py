@@ -10,9 +10,9 @@ import pytest
 
 from scopa.domain.ai import decide
 from scopa.domain.ai.evaluate import card_weights
-from scopa.domain.ai.hard_v1 import expected_best
+from scopa.domain.ai.frozen.hard_v1 import expected_best
+from scopa.domain.ai.frozen.playout import play_out, policy_move
 from scopa.domain.ai.match_odds import match_odds
-from scopa.domain.ai.playout import play_out, policy_move
 from scopa.domain.cards import NAME
 from scopa.domain.match import MatchState, current_deal, legal_moves
 from scopa.domain.rules import make_rules

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scopa.domain.cards import NAME, VALUE, parse_cards
-from scopa.domain.events import StoredEvent
-from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
+from scopa.domain.cards import NAME, VALUE, parse_card, parse_cards
+from scopa.domain.events import CardPlayed, StoredEvent
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play, play_named
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
 
@@ -38,6 +38,14 @@ def deck_for(
     deck += [c for c in range(40) if c not in deck]
     assert sorted(deck) == list(range(40)), "the named cards repeat a card"
     return deck
+
+
+def resolve(state: MatchState, seat: int, card: int, capture: Sequence[int] | None) -> Move:
+    """The move ``play_named`` makes of ``card`` and ``capture`` (its errors if none)."""
+    _, events = play_named(state, seat, card, capture)
+    played = events[0]
+    assert isinstance(played, CardPlayed)
+    return Move.of(parse_card(played.card), parse_cards(played.capture))
 
 
 def humans(players: int = 2) -> list[Seat]:

@@ -18,11 +18,11 @@ from scopa.domain.errors import (
     NotYourTurn,
 )
 from scopa.domain.events import CardPlayed, DealScored, DealStarted, LeftoversTaken, MatchFinished
-from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play, resolve
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
 from scopa.domain.scoring import winner
-from tests.unit.build import cards, deck_for, humans, match_at, match_with, play_through
+from tests.unit.build import cards, deck_for, humans, match_at, match_with, play_through, resolve
 
 
 def test_four_players_play_in_turn_and_capture_for_their_team() -> None:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.playout import play_out
 from scopa.domain.cards import NAME, VALUE, names
 from scopa.domain.deal import Deal, team_of
 from scopa.domain.events import (
@@ -27,7 +28,6 @@ from scopa.domain.events import (
 )
 from scopa.domain.match import MatchState, is_sweep, legal_moves, new_match, play, replay
 from scopa.domain.moves import Move
-from scopa.domain.playout import play_out
 from scopa.domain.rules import Rules, make_rules
 from scopa.domain.scoring import deal_points, score_deal
 from scopa.domain.views import match_view

@@ -8,10 +8,10 @@ from scopa.domain.cards import NAME
 from scopa.domain.deal import Deal
 from scopa.domain.errors import IllegalMove
 from scopa.domain.events import CardPlayed
-from scopa.domain.match import MatchState, is_sweep, legal_moves, new_match, play, resolve
+from scopa.domain.match import MatchState, is_sweep, legal_moves, new_match, play
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
-from tests.unit.build import cards, humans, match_at
+from tests.unit.build import cards, humans, match_at, resolve
 
 OFF = make_rules()
 SWEEP = make_rules(ace_sweeps="sweep")

@@ -7,10 +7,10 @@ import pytest
 from scopa.domain.cards import NAME
 from scopa.domain.deal import Deal
 from scopa.domain.events import CardPlayed
-from scopa.domain.match import is_sweep, legal_moves, play, resolve
+from scopa.domain.match import is_sweep, legal_moves, play
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
-from tests.unit.build import cards, match_at
+from tests.unit.build import cards, match_at, resolve
 
 MATCH = make_rules()
 FIFTEEN = make_rules(capture="fifteen")

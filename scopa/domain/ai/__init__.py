@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, get_args
 
-from scopa.domain.ai import easy, expert, expert_v1, hard, hard_v1, medium
+from scopa.domain.ai import easy, expert, hard, medium
+from scopa.domain.ai.frozen import expert_v1, hard_v1
 from scopa.domain.ai.knowledge import Knowledge, knowledge_of
 from scopa.domain.errors import MatchNotActive, NotYourTurn, ScopaError
 from scopa.domain.match import MatchState

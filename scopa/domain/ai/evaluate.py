@@ -22,6 +22,7 @@ from scopa.domain.cards import (
     VALUE,
 )
 from scopa.domain.rules import Rules
+from scopa.domain.scoring import CARDS_TO_WIN, DIAMONDS_TO_WIN, best_by_suit
 
 SWEEP = 1.0
 CARD = 0.07
@@ -41,24 +42,15 @@ RUN_HEAD = 1.0  # each of AD 2D 3D under the diamond sequence: together they are
 RUN_TAIL = 0.4
 
 
-def _best_by_suit(pile: Sequence[int]) -> list[int]:
-    best = [0, 0, 0, 0]
-    for c in pile:
-        p = PRIMIERA[c]
-        if p > best[SUIT[c]]:
-            best[SUIT[c]] = p
-    return best
-
-
 def card_weights(rules: Rules, piles: Sequence[Sequence[int]], team: int) -> list[float]:
     """The worth of taking each card (for ``team``, or denying it to the other side)."""
     mine, theirs = piles[team], piles[1 - team]
-    card_w = 0.0 if len(mine) >= 21 or len(theirs) >= 21 else CARD
+    card_w = 0.0 if len(mine) >= CARDS_TO_WIN or len(theirs) >= CARDS_TO_WIN else CARD
     d_mine = sum(IS_DIAMOND[c] for c in mine)
     d_theirs = sum(IS_DIAMOND[c] for c in theirs)
-    diamond_w = 0.0 if d_mine >= 6 or d_theirs >= 6 else DIAMOND
-    best_mine = _best_by_suit(mine)
-    best_theirs = _best_by_suit(theirs)
+    diamond_w = 0.0 if d_mine >= DIAMONDS_TO_WIN or d_theirs >= DIAMONDS_TO_WIN else DIAMOND
+    best_mine = best_by_suit(mine)
+    best_theirs = best_by_suit(theirs)
     weights = []
     for c in DECK:
         p = PRIMIERA[c]

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scopa.domain.ai.evaluate import card_weights
+from scopa.domain.ai.frozen.playout import play_out
 from scopa.domain.ai.knowledge import Knowledge, candidates
 from scopa.domain.ai.match_odds import match_odds
 from scopa.domain.ai.medium import capture_reason
-from scopa.domain.ai.playout import play_out
 from scopa.domain.deal import Deal
 from scopa.domain.moves import Move
 from scopa.domain.rng import SplitMix64

@@ -1,5 +1,5 @@
-"""A fast, fairly strong policy to play a deal out on the ``Deal`` engine, for the
-expert's sampled worlds.
+"""A fast, fairly strong policy to play a deal out on the ``Deal`` engine, for
+``expert-v1``'s sampled worlds.
 
 In a sampled world every hand is known, so the policy may look at the next player's
 hand: it takes what the card weights value most, and it will not leave a table the next

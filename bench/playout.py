@@ -1,4 +1,4 @@
-"""Playing a deal to its end fast, for the AI's simulations and the benchmarks.
+"""Playing a deal to its end fast, the simulation path ``bench/engine.py`` measures.
 
 ``play_out`` makes the same moves as the plain loop over the public ``Deal`` API::
 

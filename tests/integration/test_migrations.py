@@ -32,7 +32,7 @@ from tests.fakes import FirstMoveAi
 from tests.support.audit import audit
 
 ROOT = Path(__file__).resolve().parents[2]
-MIGRATE = "import asyncio, sys, infra.migrate as m; asyncio.run(m.migrate(sys.argv[1]))"
+MIGRATE = "import asyncio, sys, scopa.infra.migrate as m; asyncio.run(m.migrate(sys.argv[1]))"
 
 TABLES = {
     "matches",

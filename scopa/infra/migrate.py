@@ -20,11 +20,12 @@ from scopa.infra.db import (
     reason,
     write_transaction,
 )
+from scopa.infra.tables import Base
 
 
 def _migrations_folder() -> Path:
-    """Found, not imported: the migrations import infra (the engine, the tables), and the
-    arrow between the two points one way."""
+    """Found, not imported: Alembic runs the migrations from their folder, and infra
+    needs nothing else of them."""
     spec = importlib.util.find_spec("scopa.migrations")
     if spec is None or not spec.submodule_search_locations:
         raise RuntimeError("the migrations package is not installed")
@@ -39,8 +40,10 @@ LOCK_KEY = 0x5C0BA
 
 def alembic_config(url: str) -> Config:
     """The Alembic configuration, built here so that it works from an installed package
-    (there is no alembic.ini): for ``alembic.command`` calls such as ``revision``."""
+    (there is no alembic.ini): for ``alembic.command`` calls such as ``revision``. The
+    migrations import no project code; autogenerate gets the tables from here."""
     config = Config()
+    config.attributes["target_metadata"] = Base.metadata
     config.set_main_option("script_location", str(_migrations_folder()))
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return config

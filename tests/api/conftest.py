@@ -13,8 +13,6 @@ from scopa.infra.ai_runner import AiRunner
 from scopa.infra.settings import Settings
 from scopa.service.matches import MatchService
 from tests.fakes import FakeCounts, FakeSlots, FakeStore, StoreDown
-from tests.support.databases import *  # noqa: F403
-from tests.support.fake_ports import *  # noqa: F403
 from tests.support.in_process import InProcess, serve
 
 

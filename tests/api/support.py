@@ -9,9 +9,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+import pytest
 
 from scopa.domain.cards import NAME
 from scopa.infra.settings import Settings
+from scopa.service.ports import EventBus
 from scopa.wiring import build_app
 
 PROBLEM = "https://scopa.example/problems/"
@@ -112,3 +114,18 @@ async def join(client: Client, match_id: str, seat: int, **kwargs: Any) -> Any:
 async def rematch(client: Client, match_id: str, token: str | None, **kwargs: Any) -> Any:
     headers = {**(bearer(token) if token else {}), **kwargs.pop("headers", {})}
     return await client.post(f"/v1/matches/{match_id}/rematch", headers=headers, **kwargs)
+
+
+def waited_on(bus: EventBus | type[EventBus], monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Set once a follower of a match waits on ``bus`` (an event bus, or a class of them:
+    each one's waits) for news: a long poll or stream is then past its first read, so
+    what lands next is news that must wake it."""
+    waited = asyncio.Event()
+    wait = bus.wait
+
+    async def waiting(*args: Any) -> bool:
+        waited.set()
+        return await wait(*args)
+
+    monkeypatch.setattr(bus, "wait", waiting)
+    return waited

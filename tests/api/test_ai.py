@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from scopa.infra.ai_runner import AiRunner
 from scopa.service.matches import Setup
 from tests.api.support import DECK, Client, bearer, create, tokens
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
+from tests.support.eventually import eventually
 
 VERSUS_AI = {
     "seats": [{"kind": "human"}, {"kind": "ai", "level": "hard"}],
@@ -27,13 +27,13 @@ VERSUS_AI = {
 
 
 async def until(client: Client, match_id: str, check: Any, seconds: float = 5.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while True:
+    """The spectator view once ``check(view)`` holds."""
+
+    async def view() -> Any:
         body = (await client.get(f"/v1/matches/{match_id}")).json()
-        if check(body):
-            return body
-        assert time.monotonic() < deadline, body
-        await asyncio.sleep(0.02)
+        return body if check(body) else None
+
+    return await eventually(view, seconds=seconds)
 
 
 async def test_the_ai_moves_first_and_answers_each_human_move(client: Client) -> None:
@@ -75,6 +75,7 @@ async def test_joining_the_last_seat_starts_the_ai(client: Client) -> None:
         client, {**VERSUS_AI, "seats": [{"kind": "open"}, {"kind": "ai", "level": "easy"}]}
     )
     match_id = created["match"]["id"]
+    # The AI waits for the open seat: a fixed wait, as a move that is not made sends no news.
     await asyncio.sleep(0.1)
     assert (await client.get(f"/v1/matches/{match_id}")).json()["version"] == 0
     await client.post(f"/v1/matches/{match_id}/seats/0/join")
@@ -94,12 +95,9 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
     created = await before.create(setup, None, "fp")
     runner = AiRunner(poll_seconds=60)
     service = fake_service(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
-    started = time.monotonic()
     await runner.start(service.play_ai_turn, store.claim_ai_turn)
     try:
-        while store.records[created.match.id].state.version == 0:
-            assert time.monotonic() - started < 2
-            await asyncio.sleep(0.02)
+        await eventually(lambda: store.records[created.match.id].state.version > 0, seconds=2)
     finally:
         await runner.stop()
 
@@ -112,12 +110,9 @@ async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus)
     runner = AiRunner(poll_seconds=0.05)
     await runner.start(service.play_ai_turn, store.claim_ai_turn)
     try:
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # the outage: some four sweeps fail in it
         store.down = False
-        deadline = time.monotonic() + 10
-        while store.records[created.match.id].state.status != "finished":
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.02)
+        await eventually(lambda: store.records[created.match.id].state.status == "finished")
     finally:
         await runner.stop()
 

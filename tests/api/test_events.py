@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from scopa.infra.settings import Settings
-from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
+from tests.api.support import Client, bearer, create, play_out, problem_type, tokens, waited_on
 from tests.fakes import FakeBus, FakeStore
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}
@@ -96,12 +96,15 @@ async def test_events_answer_401_and_404(client: Client) -> None:
         assert answer.status_code == 404
 
 
-async def test_long_poll_returns_when_a_move_lands(client: Client) -> None:
+async def test_long_poll_returns_when_a_move_lands(
+    client: Client, bus: FakeBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
     created = await create(client)
     match_id, seat = created["match"]["id"], tokens(created)
+    waiting = waited_on(bus, monkeypatch)
 
     async def later() -> None:
-        await asyncio.sleep(0.3)
+        await asyncio.wait_for(waiting.wait(), 5)
         played = await client.post(
             f"/v1/matches/{match_id}/moves", json={"card": "5S"}, headers=bearer(seat[1])
         )
@@ -181,12 +184,15 @@ async def test_stream_resumes_from_last_event_id_which_wins_over_after(client: C
     assert answer.status_code == 400
 
 
-async def test_stream_delivers_live_events_to_the_seat(client: Client) -> None:
+async def test_stream_delivers_live_events_to_the_seat(
+    client: Client, bus: FakeBus, monkeypatch: pytest.MonkeyPatch
+) -> None:
     created = await create(client)
     match_id, seat = created["match"]["id"], tokens(created)
+    waiting = waited_on(bus, monkeypatch)
 
     async def later() -> None:
-        await asyncio.sleep(0.3)
+        await asyncio.wait_for(waiting.wait(), 5)
         await client.post(
             f"/v1/matches/{match_id}/moves", json={"card": "5S"}, headers=bearer(seat[1])
         )
@@ -200,13 +206,18 @@ async def test_stream_delivers_live_events_to_the_seat(client: Client) -> None:
 
 
 async def test_a_stream_that_loses_the_database_ends_cleanly(
-    client: Client, store: FakeStore, bus: FakeBus, caplog: pytest.LogCaptureFixture
+    client: Client,
+    store: FakeStore,
+    bus: FakeBus,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     created = await create(client)
     match_id = created["match"]["id"]
+    waiting = waited_on(bus, monkeypatch)
 
     async def outage() -> None:
-        await asyncio.sleep(0.2)
+        await asyncio.wait_for(waiting.wait(), 5)
         store.down = True
         # News, which the stream's watcher goes to read from a store that is down.
         await bus.publish(match_id, 99)

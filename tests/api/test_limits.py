@@ -16,10 +16,13 @@ from typing import Any
 import httpx
 import pytest
 from litestar import Litestar
+from sqlalchemy import text
 
+from scopa.infra.db import make_engine
 from scopa.infra.settings import QUOTAS, Settings
 from scopa.wiring import build_app
 from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
+from tests.support.eventually import eventually
 
 WAITING = {"seats": [{"kind": "human"}, {"kind": "open"}]}
 OPEN_SEATS = {"seats": [{"kind": "open"}, {"kind": "open"}, {"kind": "human"}, {"kind": "open"}]}
@@ -160,6 +163,22 @@ async def long_poll(client: Client, match_id: str, wait: float = 1.5) -> httpx.R
     return await client.get(f"/v1/matches/{match_id}/events?after=100&wait={wait}")
 
 
+async def leases_held(database_url: str, count: int) -> None:
+    """Waits until ``count`` streams and long polls hold their slot, as the quotas count
+    them (a request started aside takes its own in its own time)."""
+    engine = make_engine(database_url)
+
+    async def held() -> bool:
+        async with engine.connect() as conn:
+            found = await conn.execute(text("SELECT count(*) FROM stream_leases"))
+            return found.scalar_one() == count
+
+    try:
+        await eventually(held)
+    finally:
+        await engine.dispose()
+
+
 async def test_streams_and_long_polls_per_address(database_url: str, clock: Clock) -> None:
     async with (
         serving(database_url, clock, streams_per_address=1) as app,
@@ -168,7 +187,7 @@ async def test_streams_and_long_polls_per_address(database_url: str, clock: Cloc
     ):
         match_id = (await create(client))["match"]["id"]
         holding = asyncio.create_task(long_poll(client, match_id))
-        await asyncio.sleep(0.3)
+        await leases_held(database_url, 1)
         assert refused(await long_poll(client, match_id)) <= 10
         stream = await client.get(f"/v1/matches/{match_id}/events/stream")
         assert stream.status_code == 200  # an EventSource would give up on a 429
@@ -190,7 +209,7 @@ async def test_streams_per_match(database_url: str, clock: Clock) -> None:
         other_id = (await create(first))["match"]["id"]
         # httpx's ASGI transport answers once the stream has ended: it runs aside.
         holding = asyncio.create_task(first.get(f"/v1/matches/{match_id}/events/stream"))
-        await asyncio.sleep(0.3)
+        await leases_held(database_url, 1)
         turned_away = await second.get(f"/v1/matches/{match_id}/events/stream")
         assert turned_away.status_code == 200
         assert "event:" not in turned_away.text
@@ -200,7 +219,7 @@ async def test_streams_per_match(database_url: str, clock: Clock) -> None:
         elsewhere = await second.get(f"/v1/matches/{other_id}/events/stream")
         assert "event: deal_started" in elsewhere.text
         assert "event: deal_started" in (await holding).text
-        await asyncio.sleep(0.3)  # the release runs beside the stream's end
+        await leases_held(database_url, 0)  # the release runs beside the stream's end
         served = await second.get(f"/v1/matches/{match_id}/events/stream")
         assert "event: deal_started" in served.text
 
@@ -258,7 +277,7 @@ async def test_a_quota_counted_by_one_process_holds_in_another(
         # Three creations in all, the one the waiting quota refused included.
         refused(await first.post("/v1/matches", json=FIXED_MATCH))
         holding = asyncio.create_task(long_poll(first, match_id))
-        await asyncio.sleep(0.3)
+        await leases_held(postgres_url, 1)
         refused(await long_poll(second, match_id))
         assert (await holding).status_code == 200
 

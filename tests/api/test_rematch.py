@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from scopa.infra.notify import LocalEventBus
 from tests.api.support import (
     Client,
     bearer,
@@ -17,6 +18,7 @@ from tests.api.support import (
     rematch,
     tokens,
     view,
+    waited_on,
 )
 from tests.support.in_process import InProcess
 
@@ -189,14 +191,17 @@ async def test_both_seats_at_once_make_one_rematch(stored: InProcess) -> None:
     assert new["status"] == "active"
 
 
-async def test_a_long_poll_on_the_finished_match_hears_the_offer(stored: InProcess) -> None:
+async def test_a_long_poll_on_the_finished_match_hears_the_offer(
+    stored: InProcess, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client = stored.client
     old_id, old = await finished(client)
     last = (await view(client, old_id))["last_seq"]
+    followed = waited_on(LocalEventBus, monkeypatch)
     waiting = asyncio.create_task(
         client.get(f"/v1/matches/{old_id}/events", params={"after": last, "wait": 5})
     )
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(followed.wait(), 5)
     made = (await rematch(client, old_id, old[0])).json()
     heard = (await waiting).json()
     assert heard["events"] == [

@@ -26,6 +26,7 @@ from tests.api.support import (
     problem_type,
     serving,
     tokens,
+    waited_on,
 )
 from tests.fakes import FirstMoveAi
 
@@ -145,13 +146,17 @@ async def test_ai_seats_play_through_the_worker_pool(sql_client: Client) -> None
 
 
 @pytest.mark.postgres
-async def test_two_processes_share_one_database(postgres_url: str) -> None:
+async def test_two_processes_share_one_database(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with serving(postgres_url) as first, serving(postgres_url) as second:
         created = await create(first)
         match_id, seat = created["match"]["id"], tokens(created)
+        # Only the first process follows the match: the wait is its poll's.
+        followed = waited_on(LocalEventBus, monkeypatch)
 
         async def later() -> None:
-            await asyncio.sleep(0.3)
+            await asyncio.wait_for(followed.wait(), 5)
             answer = await second.post(
                 f"/v1/matches/{match_id}/moves", json={"card": "5S"}, headers=bearer(seat[1])
             )

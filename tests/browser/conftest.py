@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from tests.browser.web_client import WebClient, server_features
-from tests.support.databases import *  # noqa: F403
 from tests.support.server_process import Server, start_server
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.databases import *  # noqa: F403
 from tests.support.server_process import Server, start_server
 
 __all__ = ["Server", "serve"]

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.databases import *  # noqa: F403
 from tests.support.reliability import LOG_VARIABLE, ReliabilityRecord
 
 __all__ = ["ReliabilityRecord", "reliability_log"]

@@ -29,6 +29,7 @@ from scopa.service.ports import Idempotency
 from tests.fakes import FakeBus, FakeKeys, FakeStore, StoreDown, fake_service
 from tests.support.audit import audit
 from tests.support.driver import Journal, Player, client
+from tests.support.eventually import eventually
 from tests.support.private_postgres import PrivatePostgres, running_private_postgres
 from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, start_server
@@ -250,10 +251,6 @@ async def test_a_key_left_claimed_by_an_outage_is_let_go_once_the_database_is_ba
     assert held in store.keys.claims  # the release failed too
     store.down = False
     # Liveness bound: the key is retried every second.
-    for _ in range(100):
-        if held not in store.keys.claims:
-            break
-        await asyncio.sleep(0.05)
-    assert held not in store.keys.claims
+    await eventually(lambda: held not in store.keys.claims, seconds=5)
     created = await service.create(setup, "key", "fingerprint")
     assert store.records[created.match.id].state.status == "active"

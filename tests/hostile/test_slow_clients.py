@@ -127,17 +127,19 @@ def test_sigterm_with_open_streams_exits_within_10_s(server: Server) -> None:
     ).json()
     stream_url = f"{server.base_url}/v1/matches/{match['match']['id']}/events/stream"
     ended: list[float] = []
+    # Each stream's first line (the deal, sent at once): it is open.
+    opened = [threading.Event() for _ in range(3)]
 
-    def follow() -> None:
+    def follow(open_: threading.Event) -> None:
         with httpx.stream("GET", stream_url, timeout=30) as answer:
             for _ in answer.iter_lines():
-                pass
+                open_.set()
         ended.append(time.monotonic())
 
-    followers = [threading.Thread(target=follow) for _ in range(3)]
+    followers = [threading.Thread(target=follow, args=(o,)) for o in opened]
     for follower in followers:
         follower.start()
-    time.sleep(1.0)
+    assert all(o.wait(10) for o in opened)
     started = time.monotonic()
     server.process.terminate()
     server.process.wait(12)

@@ -21,6 +21,7 @@ from scopa.infra.repositories import SqlMatchStore
 from scopa.service.matches import MatchService, Setup
 from tests.api.support import DECK
 from tests.fakes import FirstMoveAi
+from tests.support.eventually import eventually
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -105,11 +106,14 @@ async def test_two_runners_share_the_moments_of_many_matches(
     await runners[1].start(there.enforce, there.due)
     try:
         clock.now += 5
-        for _ in range(500):
-            if not await here.due(100):
-                break
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.1)  # any change still in flight lands, or fails its save
+
+        async def none_due() -> bool:
+            return not await here.due(100)
+
+        await eventually(none_due, seconds=5)
+        # A fixed wait, for what must not happen: a second change of a match, still in
+        # flight, lands (or fails its save) before the runners stop.
+        await asyncio.sleep(0.1)
     finally:
         for runner in runners:
             await runner.stop()
@@ -142,16 +146,12 @@ async def test_a_runner_outlives_failing_polls_and_enforcements() -> None:
     runner = DeadlineRunner(poll_seconds=0.01)
     await runner.start(enforce, due)
     try:
-        for _ in range(300):
-            if done:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: done, seconds=3)
         polled = polls
-        await asyncio.sleep(0.05)
+        await eventually(lambda: polls > polled)
     finally:
         await runner.stop()
-    assert done == ["fine"]
-    assert polls > polled  # still polling, the broken match tried again each time
+    assert done == ["fine"]  # still polling, the broken match tried again each time
 
 
 async def test_a_backlog_is_worked_through_without_waiting_for_each_poll() -> None:
@@ -183,14 +183,14 @@ async def test_an_outage_of_the_polls_is_logged_once_and_once_back(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     failures = 5
-    back = asyncio.Event()
+    answered = 0
 
     async def due(_limit: int) -> list[str]:
-        nonlocal failures
+        nonlocal failures, answered
         if failures:
             failures -= 1
             raise OSError("the database does not answer")
-        back.set()
+        answered += 1
         return []
 
     async def enforce(_match_id: str) -> None:
@@ -199,8 +199,8 @@ async def test_an_outage_of_the_polls_is_logged_once_and_once_back(
     runner = DeadlineRunner(poll_seconds=0.01)
     with caplog.at_level("INFO", logger="scopa.infra.deadline_runner"):
         await runner.start(enforce, due)
-        await asyncio.wait_for(back.wait(), 5)
-        await asyncio.sleep(0.05)
+        # A few polls that answer: one line each would show.
+        await eventually(lambda: answered >= 5, seconds=5)
         await runner.stop()
 
     said = [(r.levelname, r.getMessage()) for r in caplog.records]

@@ -4,29 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
 
 from scopa.infra.notify import CHANNEL, LocalEventBus, PostgresEventBus, notice
-
-
-async def until(condition: Callable[[], bool], seconds: float = 10) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.01)
+from tests.support.eventually import eventually
 
 
 async def test_a_publish_wakes_a_waiter_of_that_match() -> None:
     bus = LocalEventBus()
     waiter = asyncio.create_task(bus.wait("m1", after=3, seconds=5))
-    await until(lambda: bus.waiting == 1)
+    await eventually(lambda: bus.waiting == 1)
 
     await bus.publish("m2", 9)
     await bus.publish("m1", 3)
+    # Not woken: a fixed wait, as nothing would tell that a wake-up will not come.
     await asyncio.sleep(0.01)
     assert not waiter.done()
     await bus.publish("m1", 4)
@@ -56,7 +51,7 @@ async def test_news_announced_before_the_wait_answers_at_once() -> None:
 async def test_a_cancelled_wait_leaves_nothing_behind() -> None:
     bus = LocalEventBus()
     waiters = [asyncio.create_task(bus.wait("m1", 0, 30)) for _ in range(3)]
-    await until(lambda: bus.waiting == 3)
+    await eventually(lambda: bus.waiting == 3)
 
     for waiter in waiters:
         waiter.cancel()
@@ -70,7 +65,7 @@ async def test_one_publish_wakes_every_waiter_behind_it() -> None:
     bus = LocalEventBus()
     behind = [asyncio.create_task(bus.wait("m1", after, 5)) for after in (0, 1, 2)]
     ahead = asyncio.create_task(bus.wait("m1", 3, 0.2))
-    await until(lambda: bus.waiting == 4)
+    await eventually(lambda: bus.waiting == 4)
 
     await bus.publish("m1", 3)
 
@@ -89,7 +84,7 @@ async def buses(postgres_url: str) -> AsyncIterator[tuple[PostgresEventBus, Post
     for bus in pair:
         await bus.start()
     try:
-        await until(lambda: all(bus.listening for bus in pair))
+        await eventually(lambda: all(bus.listening for bus in pair))
         yield pair
     finally:
         for bus in pair:
@@ -123,7 +118,7 @@ async def test_a_publish_in_one_process_wakes_a_waiter_in_another(
 ) -> None:
     here, _ = buses
     waiter = asyncio.create_task(here.wait("m1", after=0, seconds=5))
-    await until(lambda: here.waiting == 1)
+    await eventually(lambda: here.waiting == 1)
 
     await notify(_dsn(postgres_url), "m1", 1)
 
@@ -139,10 +134,10 @@ async def test_only_a_change_that_leaves_an_ai_to_play_wakes_the_ai_runner(
     bus = PostgresEventBus(postgres_url, heard=heard.append)
     await bus.start()
     try:
-        await until(lambda: bus.listening)
+        await eventually(lambda: bus.listening)
         await notify(_dsn(postgres_url), "humans", 3)
         await notify(_dsn(postgres_url), "with-ai", 4, ai_to_play=True)
-        await until(lambda: heard == ["with-ai"])
+        await eventually(lambda: heard == ["with-ai"])
         # Both were heard as news all the same.
         assert await bus.wait("humans", after=2, seconds=0.01) is True
         assert await bus.wait("with-ai", after=3, seconds=0.01) is True
@@ -159,7 +154,7 @@ async def test_a_dropped_listener_reconnects(
     before = await listeners(dsn)
     assert len(before) == 2
     stranded = asyncio.create_task(here.wait("m1", after=0, seconds=20))
-    await until(lambda: here.waiting == 1)
+    await eventually(lambda: here.waiting == 1)
 
     admin = await asyncpg.connect(dsn)
     try:
@@ -172,14 +167,15 @@ async def test_a_dropped_listener_reconnects(
 
     # A wait spanning the outage may have missed news: it is woken to look again.
     assert await asyncio.wait_for(stranded, 10) is True
-    deadline = time.monotonic() + 10
-    while len((await listeners(dsn)) - before) < 2:
-        assert time.monotonic() < deadline, "the listeners did not come back"
-        await asyncio.sleep(0.05)
-    await until(lambda: here.listening and there.listening)
+
+    async def back() -> bool:
+        return len((await listeners(dsn)) - before) >= 2
+
+    await eventually(back)
+    await eventually(lambda: here.listening and there.listening)
 
     waiter = asyncio.create_task(here.wait("m2", after=0, seconds=5))
-    await until(lambda: here.waiting == 1)
+    await eventually(lambda: here.waiting == 1)
     await notify(dsn, "m2", 1)
     assert await waiter is True
 
@@ -189,7 +185,7 @@ async def test_publishing_while_postgres_is_away_still_wakes_this_process() -> N
     await bus.start()
     try:
         waiter = asyncio.create_task(bus.wait("m1", after=0, seconds=5))
-        await until(lambda: bus.waiting == 1)
+        await eventually(lambda: bus.waiting == 1)
 
         await bus.publish("m1", 1)
 
@@ -216,7 +212,7 @@ async def test_a_listening_bus_holds_a_wait_to_its_end(
     buses: tuple[PostgresEventBus, PostgresEventBus],
 ) -> None:
     here, _ = buses
-    await until(lambda: here.listening)
+    await eventually(lambda: here.listening)
     started = time.monotonic()
 
     assert await here.wait("m1", after=0, seconds=2.5) is False

@@ -30,6 +30,7 @@ from scopa.service.matches import MatchService
 from scopa.service.ports import IdempotencyConflict
 from tests.fakes import FirstMoveAi
 from tests.support.audit import audit
+from tests.support.eventually import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
 MIGRATE = "import asyncio, sys, scopa.infra.migrate as m; asyncio.run(m.migrate(sys.argv[1]))"
@@ -116,14 +117,12 @@ async def test_processes_take_turns_at_migrating(
             )
             for _ in range(2)
         ]
-        deadline = time.monotonic() + 30
-        waiting = (
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
+        # Both processes queued for the lock.
+        both_waiting = (
+            "SELECT count(*) = 2 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
             " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"
         )
-        while await holder.fetchval(waiting) < 2:
-            assert time.monotonic() < deadline, "the processes never queued for the lock"
-            await asyncio.sleep(0.05)
+        await eventually(lambda: holder.fetchval(both_waiting), seconds=30)
         await holder.execute("SELECT pg_advisory_unlock($1)", LOCK_KEY)
         outcomes = [await p.communicate() for p in processes]
     finally:

@@ -10,6 +10,7 @@ import pytest
 
 from scopa.infra.db import make_engine
 from scopa.infra.statements import Lane, pg_statement
+from tests.support.eventually import eventually
 
 pytestmark = pytest.mark.postgres
 
@@ -29,6 +30,23 @@ async def _alive(dsn: str, pids: set[int]) -> set[int]:
     try:
         rows = await admin.fetch("SELECT pid FROM pg_stat_activity WHERE pid = any($1)", pids)
         return {row["pid"] for row in rows}
+    finally:
+        await admin.close()
+
+
+async def _running(dsn: str, query: str, sessions: int = 1) -> None:
+    """Waits until ``sessions`` connections run ``query``: a statement sent aside reaches
+    the server in its own time."""
+    admin = await asyncpg.connect(dsn)
+    try:
+        await eventually(
+            lambda: admin.fetchval(
+                "SELECT count(*) = $2 FROM pg_stat_activity WHERE query = $1"
+                " AND state = 'active' AND datname = current_database()",
+                query,
+                sessions,
+            )
+        )
     finally:
         await admin.close()
 
@@ -55,7 +73,7 @@ async def test_a_refused_statement_keeps_its_connection(lane: Lane) -> None:
 async def test_a_cancelled_statement_lets_its_connection_go(lane: Lane, dsn: str) -> None:
     first = await lane.run("fetchval", "SELECT pg_backend_pid()", read=True)
     running = asyncio.ensure_future(lane.run("execute", "SELECT pg_sleep(5)", read=False))
-    await asyncio.sleep(0.2)
+    await _running(dsn, "SELECT pg_sleep(5)")
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running
@@ -64,13 +82,9 @@ async def test_a_cancelled_statement_lets_its_connection_go(lane: Lane, dsn: str
 
 
 async def test_no_more_than_its_size_at_once_and_a_bounded_wait(lane: Lane, dsn: str) -> None:
-    sleeping = [
-        asyncio.ensure_future(
-            lane.run("fetchval", "SELECT pg_backend_pid() FROM pg_sleep(1)", read=True)
-        )
-        for _ in range(2)
-    ]
-    await asyncio.sleep(0.2)
+    query = "SELECT pg_backend_pid() FROM pg_sleep(1)"
+    sleeping = [asyncio.ensure_future(lane.run("fetchval", query, read=True)) for _ in range(2)]
+    await _running(dsn, query, sessions=2)
     with pytest.raises(TimeoutError):
         await lane.run("fetchval", "SELECT 1", read=True)
     pids = set(await asyncio.gather(*sleeping))
@@ -101,10 +115,9 @@ async def test_a_write_on_a_dropped_connection_is_not_sent_twice(dsn: str) -> No
         await lane.run("execute", "CREATE TEMP TABLE IF NOT EXISTS t (n int)", read=False)
         admin = await asyncpg.connect(dsn)
         try:
-            writing = asyncio.ensure_future(
-                lane.run("execute", "SELECT pg_sleep(1); SELECT 1", read=False)
-            )
-            await asyncio.sleep(0.2)
+            query = "SELECT pg_sleep(1); SELECT 1"
+            writing = asyncio.ensure_future(lane.run("execute", query, read=False))
+            await _running(dsn, query)
             await admin.execute("SELECT pg_terminate_backend($1)", connections[0].get_server_pid())
         finally:
             await admin.close()
@@ -123,11 +136,11 @@ async def test_disposing_the_engine_closes_its_lane(postgres_url: str, dsn: str)
     assert len(pids) == 3
     assert await _alive(dsn, pids) == pids
     await engine.dispose()
-    for _ in range(50):
-        if not await _alive(dsn, pids):
-            break
-        await asyncio.sleep(0.05)
-    assert not await _alive(dsn, pids)
+
+    async def all_gone() -> bool:
+        return not await _alive(dsn, pids)
+
+    await eventually(all_gone, seconds=2.5)
     # Disposed is not closed for good: the next statement connects again.
     try:
         assert await pg_statement(engine, "fetchval", "SELECT 1", read=True) == 1

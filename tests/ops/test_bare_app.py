@@ -16,9 +16,7 @@ from litestar.testing import TestClient
 from bench.api import floor_tables
 from bench.bare_app import build
 from scopa.infra.notify import CHANNEL
-from tests.support.databases import new_postgres_database, postgres_reachable, run_aside
-
-__all__ = ["new_postgres_database", "postgres_reachable"]  # fixtures, used by name
+from tests.support.databases import run_aside
 
 
 def test_routes_without_a_database() -> None:

@@ -1,5 +1,5 @@
 """Database fixtures, on SQLite and Postgres, for the test folders that store anything
-(their conftest star-imports this; unit and service tests never load it).
+(registered for every folder as a plugin in tests/conftest.py).
 
 ``sqlite_url``: a migrated SQLite file of the test's own. ``postgres_url``: the session's
 migrated Postgres database, emptied before each test. ``database_url``: each of the two in

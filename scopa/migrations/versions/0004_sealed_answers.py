@@ -7,9 +7,9 @@ Rows written before this revision hold the client's Idempotency-Key and the answ
 clear, a create's or a join's with its seat tokens. Each is encrypted, not deleted: its
 own key is all the new form needs, and a client retrying across the upgrade (the server
 restarted under its request) still gets its first answer instead of a second match. The
-rows are rewritten as this revision's code keeps them (``service.idempotency.Claim``:
-the key hashed, the fingerprint keyed, the answer sealed); a later change of that form
-comes with a migration of its own.
+rows are rewritten as this revision's code kept them (written out below, as it was then
+in ``service.idempotency.Claim``: the key hashed, the fingerprint keyed, the answer
+sealed); a later change of that form comes with a migration of its own.
 
 Deleted instead: the rows of create and join whose key is under 16 characters. Those
 routes now refuse such a key, so no retry can reach them, and an answer sealed under so
@@ -23,13 +23,16 @@ rewrite the table without them. Backups taken before the upgrade still hold toke
 
 from __future__ import annotations
 
+import hmac
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
-
-from scopa.service.idempotency import Claim
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.hashes import SHA256
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 revision: str = "0004"
 down_revision: str | None = "0003"
@@ -39,6 +42,11 @@ depends_on: str | Sequence[str] | None = None
 # The shortest key create and join take from this revision on.
 SHORTEST_SECRET_KEY = 16
 BATCH = 500
+# The sealing of this revision: one HKDF over the client's key, under the scope, gives
+# the row's key, the fingerprint's key and the AES-GCM key, 32 bytes each.
+INFO = b"scopa idempotency v1 scope="
+PART = 32
+NONCE = 12
 
 ANSWERS = sa.table(
     "idempotency",
@@ -86,12 +94,17 @@ def _reachable(row: sa.Row[Any]) -> bool:
 
 
 def _sealed(row: sa.Row[Any]) -> dict[str, Any]:
-    claim = Claim(row.scope, row.key, row.fingerprint)
+    derived = HKDF(SHA256(), 3 * PART, None, INFO + row.scope.encode()).derive(row.key.encode())
+    row_key, fingerprint_key, sealing_key = (derived[i : i + PART] for i in range(0, 3 * PART, PART))
+    body = None
+    if row.body is not None:
+        nonce = os.urandom(NONCE)
+        body = nonce + AESGCM(sealing_key).encrypt(nonce, row.body, None)
     return {
         "scope": row.scope,
-        "key": claim.stored.key,
-        "fingerprint": claim.stored.fingerprint,
-        "body": None if row.body is None else claim.seal(row.body),
+        "key": row_key.hex(),
+        "fingerprint": hmac.digest(fingerprint_key, row.fingerprint.encode(), "sha256").hex(),
+        "body": body,
         "created_at": row.created_at,
     }
 

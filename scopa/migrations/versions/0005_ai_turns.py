@@ -10,21 +10,34 @@ is told apart by its seats (decoded from the stored state, as this revision's co
 it), so even the backlog left by an older server is played humans' matches first.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: msgspec would look the Structs' annotations
+# up through sys.modules, where Alembic does not put a revision.
 from collections.abc import Sequence
 
 import msgspec
 import sqlalchemy as sa
 from alembic import op
 
-from scopa.domain.match import MatchState
-from scopa.infra.ai_queue import has_human
-
 revision: str = "0005"
 down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+
+
+class _Seat(msgspec.Struct):
+    kind: str
+
+
+class _State(msgspec.Struct):
+    """All this revision reads of a stored ``MatchState``: who sits at each seat."""
+
+    seats: tuple[_Seat, ...]
+
+
+def _has_human(state: _State) -> bool:
+    return any(seat.kind != "ai" for seat in state.seats)
+
 
 MATCHES = sa.table(
     "matches",
@@ -58,12 +71,12 @@ def upgrade() -> None:
     )
     op.create_index(op.f("ix_ai_workers_seen_at"), "ai_workers", ["seen_at"])
     bind = op.get_bind()
-    decode = msgspec.msgpack.Decoder(MatchState).decode
+    decode = msgspec.msgpack.Decoder(_State).decode
     pending = sa.select(MATCHES.c.id, MATCHES.c.state, MATCHES.c.updated_at).where(
         MATCHES.c.ai_turn
     )
     rows = [
-        {"match_id": row.id, "human": has_human(decode(row.state)), "ready_at": row.updated_at}
+        {"match_id": row.id, "human": _has_human(decode(row.state)), "ready_at": row.updated_at}
         for row in bind.execute(pending)
     ]
     if rows:

@@ -433,6 +433,7 @@ class MatchService:
             lambda before: _play(before, seat, card, capture, expected_version),
             key,
             fingerprint,
+            played=True,
         )
 
     async def resign(
@@ -457,9 +458,16 @@ class MatchService:
         )
 
     async def _change(
-        self, caller: Caller, change: SeatChange, key: str | None, fingerprint: str
+        self,
+        caller: Caller,
+        change: SeatChange,
+        key: str | None,
+        fingerprint: str,
+        *,
+        played: bool = False,
     ) -> MatchView:
-        """A seat's change to the match, answered with its view, once per Idempotency-Key.
+        """A seat's change to the match, answered with its view, once per Idempotency-Key;
+        ``played``: the change is a card played (a resign or an abort is not a move).
 
         A moment the match has passed comes first: a move after its turn's deadline
         meets the timeout, not the turn."""
@@ -496,7 +504,8 @@ class MatchService:
                 except VersionConflict:
                     current, fresh = await self.load(match_id), True
                     continue
-                self.observer.move_played("human")
+                if played:
+                    self.observer.move_played("human")
                 await self._saved(current, state, due_at)
                 self._changed(match_id, state)
                 return view
@@ -574,6 +583,8 @@ class MatchService:
                 stored = await self._store(record, state, events)
             except VersionConflict:
                 continue
+            if move is not None:
+                self.observer.move_played("ai")  # the autoplay decided it, not the human
             self._changed(match_id, state)
             return stored
         raise Busy("the match kept changing; try again")

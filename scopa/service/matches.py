@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -323,33 +323,29 @@ class MatchService:
     ) -> T:
         """Seat a player (a join or a claim); ``answer`` of the new state and token is
         what the request answers, stored with the change."""
-        current = record
-        for _ in range(ATTEMPTS):
+
+        async def seated(current: MatchRecord, fresh: bool) -> T:
             if self._overdue(current):
                 current = await self._passed(current.id)
-                continue
             state, events = join(current.state, seat, name, claim)
             token = new_token()
             hashed = token_hash(token)
             body = answer(state, token)
             due_at = self._due_at(current, state)
-            try:
-                await self.matches.save(
-                    current.id,
-                    current.state.version,
-                    state,
-                    events,
-                    {seat: hashed},
-                    answer_of(request, body),
-                    due_at=due_at,
-                )
-            except VersionConflict:
-                current = await self.load(current.id)
-                continue
+            await self.matches.save(
+                current.id,
+                current.state.version,
+                state,
+                events,
+                {seat: hashed},
+                answer_of(request, body),
+                due_at=due_at,
+            )
             await self._saved(current, state, due_at, hashed, seat)
             self._changed(current.id, state)
             return body
-        raise Busy("the match kept changing; try again")
+
+        return await self._until_stored(record.id, record, seated)
 
     async def rematch(
         self,
@@ -367,8 +363,7 @@ class MatchService:
             raise InvalidToken("a rematch is asked for by a seat: send its token")
 
         async def run(request: Claim | None) -> Rematch:
-            current = caller.record
-            for _ in range(ATTEMPTS):
+            async def rematched(current: MatchRecord, fresh: bool) -> Rematch:
                 old = current.state
                 if old.status != "finished" or old.dealer is None:
                     raise MatchNotActive("only a finished match that was dealt can be rematched")
@@ -382,11 +377,9 @@ class MatchService:
                         raise SeatNotOpen(
                             f"seat {seat} already holds its seat in the rematch {offered.id}"
                         ) from held
-                try:
-                    return await self._offer_rematch(current, seat, request, quotas)
-                except VersionConflict:
-                    current = await self.load(current.id)
-            raise Busy("the match kept changing; try again")
+                return await self._offer_rematch(current, seat, request, quotas)
+
+            return await self._until_stored(caller.match_id, caller.record, rematched)
 
         return await self.once.run(f"rematch:{hashed}", key, fingerprint, Rematch, run)
 
@@ -433,6 +426,7 @@ class MatchService:
             lambda before: _play(before, seat, card, capture, expected_version),
             key,
             fingerprint,
+            played=True,
         )
 
     async def resign(
@@ -457,9 +451,16 @@ class MatchService:
         )
 
     async def _change(
-        self, caller: Caller, change: SeatChange, key: str | None, fingerprint: str
+        self,
+        caller: Caller,
+        change: SeatChange,
+        key: str | None,
+        fingerprint: str,
+        *,
+        played: bool = False,
     ) -> MatchView:
-        """A seat's change to the match, answered with its view, once per Idempotency-Key.
+        """A seat's change to the match, answered with its view, once per Idempotency-Key;
+        ``played``: the change is a card played (a resign or an abort is not a move).
 
         A moment the match has passed comes first: a move after its turn's deadline
         meets the timeout, not the turn."""
@@ -467,11 +468,9 @@ class MatchService:
         assert scope is not None
 
         async def run(request: Claim | None) -> MatchView:
-            current, fresh = caller.record, caller.fresh
-            for _ in range(ATTEMPTS):
+            async def changed(current: MatchRecord, fresh: bool) -> MatchView:
                 if self._overdue(current):
                     current, fresh = await self._passed(match_id), True
-                    continue
                 before = current.state
                 try:
                     state, events = change(before)
@@ -479,28 +478,25 @@ class MatchService:
                     if fresh:
                         raise
                     # Decided on a remembered state: only the stored one may refuse.
-                    current, fresh = await self.load(match_id), True
-                    continue
+                    raise VersionConflict(match_id) from None
                 due_at = self._due_at(current, state)
                 view = match_view(match_id, state, seat, deadline=due_at)
-                try:
-                    await self.matches.save(
-                        match_id,
-                        before.version,
-                        state,
-                        events,
-                        None,
-                        answer_of(request, view),
-                        due_at=due_at,
-                    )
-                except VersionConflict:
-                    current, fresh = await self.load(match_id), True
-                    continue
-                self.observer.move_played("human")
+                await self.matches.save(
+                    match_id,
+                    before.version,
+                    state,
+                    events,
+                    None,
+                    answer_of(request, view),
+                    due_at=due_at,
+                )
+                if played:
+                    self.observer.move_played("human")
                 await self._saved(current, state, due_at)
                 self._changed(match_id, state)
                 return view
-            raise Busy("the match kept changing; try again")
+
+            return await self._until_stored(match_id, caller.record, changed, caller.fresh)
 
         return await self.once.run(scope, key, fingerprint, MatchView, run)
 
@@ -562,20 +558,39 @@ class MatchService:
 
     async def _passed(self, match_id: str) -> MatchRecord:
         """``enforce``, answering the match as it then stands."""
-        for _ in range(ATTEMPTS):
-            record = await self.load(match_id)
+
+        async def passed(record: MatchRecord, fresh: bool) -> MatchRecord:
             if not self._overdue(record):
                 return record
             before = record.state
             seat = autoplays(before)
             move = None if seat is None else await self._ai_choice(before, seat, AUTOPLAY_LEVEL)
             state, events = lapse(before, move)
-            try:
-                stored = await self._store(record, state, events)
-            except VersionConflict:
-                continue
+            stored = await self._store(record, state, events)
+            if move is not None:
+                self.observer.move_played("ai")  # the autoplay decided it, not the human
             self._changed(match_id, state)
             return stored
+
+        return await self._until_stored(match_id, None, passed)
+
+    async def _until_stored(
+        self,
+        match_id: str,
+        record: MatchRecord | None,
+        decide: Callable[[MatchRecord, bool], Awaitable[T]],
+        fresh: bool = False,
+    ) -> T:
+        """``decide`` on the match (``record``, else as stored; ``fresh``: just read from
+        the store) until what it decided is stored: a VersionConflict (another change came
+        first) reloads the match and decides again, ATTEMPTS times, then Busy."""
+        for _ in range(ATTEMPTS):
+            if record is None:
+                record, fresh = await self.load(match_id), True
+            try:
+                return await decide(record, fresh)
+            except VersionConflict:
+                record = None
         raise Busy("the match kept changing; try again")
 
     async def _store(

@@ -258,7 +258,8 @@ class MatchObserver(Protocol):
     def match_finished(self, end_reason: str) -> None: ...
 
     def move_played(self, player: str) -> None:
-        """A card played; ``player`` is the kind of seat that played it (human, ai)."""
+        """A card played; ``player`` is who decided it: human, or ai (an AI seat, or the
+        autoplay of a turn whose clock ran out)."""
 
     def stream_opened(self) -> None: ...
 

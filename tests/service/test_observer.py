@@ -8,6 +8,7 @@ from collections import Counter
 from scopa.domain.match import Seat, legal_moves
 from scopa.service.matches import MatchService, Setup
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, as_is, fake_service
+from tests.service.test_lifecycle import Clock, first_legal, new
 from tests.service.test_matches import FIXED
 
 
@@ -91,6 +92,34 @@ async def test_ai_moves_are_noted_as_the_ais(store: FakeStore, bus: FakeBus) -> 
     assert recorder.notes["move", "ai"] >= 36
     assert recorder.notes["move", "human"] == 0
     assert recorder.notes["finished", "score"] == 1
+
+
+async def test_a_resign_and_an_abort_are_no_moves(store: FakeStore, bus: FakeBus) -> None:
+    service, recorder = observed(store, bus)
+    resigned, seats = await new(service)
+    await first_legal(service, resigned, seats[1])
+    caller = await service.caller(resigned, seats[0], required=True)
+    await service.resign(caller, None, None, "resign")
+    aborted, others = await new(service)
+    caller = await service.caller(aborted, others[0], required=True)
+    await service.abort(caller, None, None, "abort")
+    assert recorder.notes == {
+        ("created", ""): 2,
+        ("move", "human"): 1,
+        ("finished", "resigned"): 1,
+        ("finished", "aborted"): 1,
+    }
+
+
+async def test_an_autoplayed_timeout_is_the_ais_move(store: FakeStore, bus: FakeBus) -> None:
+    clock = Clock()
+    service, recorder = observed(store, bus, ai=FirstMoveAi(), clock=clock)
+    match_id, seats = await new(service, turn_seconds=5)
+    clock.now += 5
+    await service.enforce(match_id)  # seat 1's time runs out: the AI plays for it
+    await service.enforce(match_id)  # nothing is due any more
+    await first_legal(service, match_id, seats[0])
+    assert recorder.notes == {("created", ""): 1, ("move", "ai"): 1, ("move", "human"): 1}
 
 
 async def test_a_stream_is_open_from_its_first_read_to_its_end(

@@ -46,6 +46,7 @@ from scopa.api.ratelimit import (
     HINTS_PER_ADDRESS,
     JOINS,
     REVIEWS,
+    Per,
     RateLimiter,
     RateLimits,
 )
@@ -203,15 +204,15 @@ def create_app(
     ``counts`` and ``slots`` keep the limits' counts where every process sees them; without
     them (an app over test doubles) no limit counts."""
     clients = Clients(settings.trusted_proxies)
+    limits: tuple[tuple[str, int, Per], ...] = (
+        (CREATE, settings.rate_limit, "address"),
+        (JOINS, settings.joins_per_minute, "address"),
+        (HINTS, settings.hints_per_minute, "token"),
+        (HINTS_PER_ADDRESS, settings.hints_per_address_per_minute, "address"),
+        (REVIEWS, settings.reviews_per_minute, "address"),
+    )
     limiters = {
-        name: RateLimiter(name, figure, per=per, clock=clock)
-        for name, figure, per in (
-            (CREATE, settings.rate_limit, "address"),
-            (JOINS, settings.joins_per_minute, "address"),
-            (HINTS, settings.hints_per_minute, "token"),
-            (HINTS_PER_ADDRESS, settings.hints_per_address_per_minute, "address"),
-            (REVIEWS, settings.reviews_per_minute, "address"),
-        )
+        name: RateLimiter(name, figure, per=per, clock=clock) for name, figure, per in limits
     }
     streams = StreamLimits(slots, clients, settings.streams_per_address, settings.streams_per_match)
     creators = CreationQuotas(clients, settings.waiting_per_address, settings.ai_only_per_address)

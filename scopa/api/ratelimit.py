@@ -104,9 +104,9 @@ def seat_token(scope: Scope) -> str | None:
             scheme, _, token = value.decode("latin-1").partition(" ")
             if scheme.lower() == "bearer" and token.strip():
                 return token.strip()
-    for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1")):
-        if name == "token" and value:
-            return value
+    for key, text in parse_qsl(scope.get("query_string", b"").decode("latin-1")):
+        if key == "token" and text:
+            return text
     return None
 
 

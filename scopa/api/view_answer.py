@@ -16,7 +16,13 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 from litestar.datastructures import Cookie
-from litestar.types import Receive, Scope, Send
+from litestar.types import (
+    HTTPResponseBodyEvent,
+    HTTPResponseStartEvent,
+    Receive,
+    Scope,
+    Send,
+)
 
 from scopa.api.parsing import view_headers
 from scopa.domain.views import MatchView
@@ -33,13 +39,15 @@ class ViewAnswer(Response[MatchView]):
         self.content = view
         self.status_code = 200
         self._body = _ENCODE(view)
-        self._headers = [
+        self._headers: list[tuple[bytes, bytes]] = [
             _JSON,
             (b"content-length", str(len(self._body)).encode()),
             *((k.lower().encode(), v.encode()) for k, v in view_headers(view.version).items()),
         ]
 
-    def to_asgi_response(
+    # Narrower than Response's: the answer is its own ASGI app, and takes only the
+    # arguments a route of the view passes.
+    def to_asgi_response(  # type: ignore[override]
         self,
         app: Any,
         request: Request[Any, Any, Any],
@@ -56,5 +64,15 @@ class ViewAnswer(Response[MatchView]):
         return self
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": self._headers})
-        await send({"type": "http.response.body", "body": self._body})
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": self._headers,
+        }
+        await send(start)
+        body: HTTPResponseBodyEvent = {
+            "type": "http.response.body",
+            "body": self._body,
+            "more_body": False,
+        }
+        await send(body)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Double, String, Table, bindparam, delete, func, select, update
+from sqlalchemy import BindParameter, Double, String, Table, bindparam, delete, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -69,7 +69,7 @@ def claim_statement(*, human_only: bool) -> Any:
     ``:until`` (only of a humans' match: ``human_only``); RETURNING its match id. Built
     once with its parameters named, so that it can be compiled once
     (``SqlMatchStore.claim_ai_turn``)."""
-    now = bindparam("now", type_=Double())
+    now: BindParameter[float] = bindparam("now", type_=Double())
     free = (TURNS.c.lease_until.is_(None)) | (TURNS.c.lease_until <= now)
     if human_only:
         free = free & TURNS.c.human

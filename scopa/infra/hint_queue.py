@@ -14,7 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Double, String, Table, bindparam, delete, exists, select, update
+from sqlalchemy import (
+    BindParameter,
+    Double,
+    String,
+    Table,
+    bindparam,
+    delete,
+    exists,
+    select,
+    update,
+)
 
 from scopa.infra.tables import HintJobRow
 
@@ -27,7 +37,7 @@ HINT_TTL_SECONDS = 30.0
 def claim_statement() -> Any:
     """Lease the oldest hint unanswered and held by nobody at ``:now``, asked since
     ``:since``, to ``:by`` until ``:until``; RETURNING its id."""
-    now = bindparam("now", type_=Double())
+    now: BindParameter[float] = bindparam("now", type_=Double())
     free = (HINTS.c.lease_until.is_(None)) | (HINTS.c.lease_until <= now)
     chosen = (
         select(HINTS.c.id)

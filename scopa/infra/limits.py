@@ -164,12 +164,12 @@ class SqlLimits(Abandoning):
                 for w in windows
             ]
         )
-        upsert = upsert.on_conflict_do_update(
+        upsert_counting = upsert.on_conflict_do_update(
             index_elements=[COUNTS.c.name, COUNTS.c.client, COUNTS.c.period],
             set_={"used": COUNTS.c.used + 1},
             where=COUNTS.c.used < upsert.excluded.cap,
         ).returning(COUNTS.c.name, COUNTS.c.client, COUNTS.c.period, COUNTS.c.used)
-        return {(r[0], r[1], r[2]): int(r[3]) for r in await self._run(upsert)}
+        return {(r[0], r[1], r[2]): int(r[3]) for r in await self._run(upsert_counting)}
 
     async def _give_back(self, windows: Sequence[Window]) -> None:
         if self._postgres:
@@ -201,9 +201,10 @@ class SqlLimits(Abandoning):
         if per_match:
             counted = select(func.count()).where(LEASES.c.match_id == match_id, live)
             under.append(counted.scalar_subquery() < per_match)
-        values = select(
-            *(literal(value, kind) for value, kind in zip(row, _LEASE_TYPES, strict=True))
-        ).where(*under)
+        columns: list[Any] = [
+            literal(value, kind) for value, kind in zip(row, _LEASE_TYPES, strict=True)
+        ]
+        values = select(*columns).where(*under)
         statement = (
             insert(LEASES)
             .from_select(["id", "process", "client", "match_id", "expires_at"], values)

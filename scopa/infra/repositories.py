@@ -142,7 +142,7 @@ _CLAIMS = {
 def _pg_compiled(statement: Any) -> tuple[str, tuple[str, ...], dict[str, Any]]:
     """The statement's asyncpg text, its parameters' names in ``$n`` order, and the values
     it binds itself (a LIMIT's)."""
-    compiled = statement.compile(dialect=postgresql.asyncpg.dialect())
+    compiled = statement.compile(dialect=postgresql.asyncpg.dialect())  # type: ignore[no-untyped-call]
     return str(compiled), tuple(compiled.positiontup or ()), dict(compiled.params)
 
 
@@ -362,13 +362,14 @@ class SqlMatchStore(Abandoning):
                 text("SELECT pg_advisory_xact_lock(hashtext(:owner))"),
                 {"owner": f"quota:{quota.owner}"},
             )
-        held = await conn.scalar(
+        counted = await conn.execute(
             select(func.count()).where(
                 MATCHES.c.owner == quota.owner,
                 MATCHES.c.quota == quota.name,
                 MATCHES.c.status == quota.status,
             )
         )
+        held = counted.scalar_one()
         if held >= quota.cap:
             raise QuotaExceeded(quota.name, quota.cap)
 
@@ -701,7 +702,10 @@ class SqlMatchStore(Abandoning):
         if self._postgres:
             query, names, defaults = _PG_CLAIMS[human_only]
             params = {**defaults, **values}
-            return await self._pg("fetchval", query, *(params[n] for n in names), read=False)
+            claimed: str | None = await self._pg(
+                "fetchval", query, *(params[n] for n in names), read=False
+            )
+            return claimed
         async with write_transaction(self._engine) as conn:
             claim = _CLAIMS[human_only]
             return (await conn.execute(claim, values)).scalar_one_or_none()

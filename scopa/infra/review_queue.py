@@ -13,7 +13,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Double, String, Table, bindparam, delete, exists, select, tuple_, update
+from sqlalchemy import (
+    BindParameter,
+    Double,
+    String,
+    Table,
+    bindparam,
+    delete,
+    exists,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -38,7 +49,7 @@ async def done(conn: AsyncConnection, job: Job) -> None:
 def claim_statement() -> Any:
     """Lease the oldest review nobody holds at ``:now`` to ``:by`` until ``:until``;
     RETURNING its match id and seat."""
-    now = bindparam("now", type_=Double())
+    now: BindParameter[float] = bindparam("now", type_=Double())
     free = (JOBS.c.lease_until.is_(None)) | (JOBS.c.lease_until <= now)
     chosen = (
         select(JOBS.c.match_id, JOBS.c.seat)

@@ -6,7 +6,7 @@ import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./scopa.db"
 
@@ -78,7 +78,8 @@ class Settings:
 
     def without_limits(self) -> Settings:
         """These settings with every quota of API.md's list off (SCOPA_LIMITS=off)."""
-        return replace(self, **dict.fromkeys(QUOTAS, 0))
+        off: dict[str, Any] = dict.fromkeys(QUOTAS, 0)
+        return replace(self, **off)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

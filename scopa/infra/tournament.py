@@ -9,6 +9,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from typing import cast
 
 from scopa.domain.ai import OPPONENTS
 from scopa.domain.ai.tournament import MatchRecord, TournamentResult, run
@@ -199,7 +200,7 @@ def _ladder(args: argparse.Namespace, rules: Rules) -> int:
         print(json.dumps({"pairings": pairings, "ratings": ratings}))
     else:
         for lv, r in sorted(ratings.items(), key=lambda item: -float(str(item[1]["elo"]))):
-            lo, hi = r["ci95"]  # type: ignore[misc]
+            lo, hi = cast(list[float], r["ci95"])
             print(f"{lv:10} {r['elo']:+7.1f}  95% CI [{lo:+.1f}, {hi:+.1f}]")
     return 0
 

@@ -50,5 +50,6 @@ class HintController(Controller):
         hint = await unless_gone(request, service.hint(caller, level))
         if hint is None:
             hint_abandoned()
-            return Response(None, status_code=CLIENT_GONE)
+            # No body: nobody is there to read it.
+            return Response(None, status_code=CLIENT_GONE)  # type: ignore[arg-type]
         return Response(hint)

@@ -19,7 +19,7 @@ from litestar.datastructures import Cookie
 from litestar.types import Receive, Scope, Send
 
 from scopa.api.parsing import view_headers
-from scopa.domain.views import MatchView
+from scopa.contract.views import MatchView
 
 _ENCODE = msgspec.json.Encoder().encode
 _JSON = (b"content-type", b"application/json")

@@ -58,10 +58,10 @@ from scopa.api.middleware import RequestIdFilter, RouteMetrics, observe
 from scopa.api.parsing import bearer
 from scopa.api.view_answer import ViewAnswer
 from scopa.cli import LOOP
+from scopa.contract.views import MatchView, match_view
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play_named
 from scopa.domain.rules import Rules
-from scopa.domain.views import MatchView, match_view
 from scopa.infra import collector
 from scopa.infra import logging as json_logging
 from scopa.infra.db import CONNECTIONS

@@ -14,9 +14,10 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
+from scopa.contract.events import EventView
 from scopa.domain.ai import LEVELS
 from scopa.domain.ai.review import Review, review
-from scopa.domain.events import EventView, StoredEvent
+from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, ai_to_play, legal_moves
 from scopa.domain.moves import Move
 from scopa.service.limits import Quota, QuotaExceeded, Window

@@ -18,6 +18,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from msgspec import UNSET
 
 from scopa.api.schemas import InvalidParam, Problem
+from scopa.contract.views import MoveView
 from scopa.domain.errors import (
     CannotAbort,
     CardNotationError,
@@ -28,7 +29,6 @@ from scopa.domain.errors import (
     NotYourTurn,
     SeatNotOpen,
 )
-from scopa.domain.views import MoveView
 from scopa.service.errors import (
     AiUnavailable,
     Busy,

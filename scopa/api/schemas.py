@@ -2,7 +2,7 @@
 
 Request bodies are decoded by msgspec, strictly: no coercion, unknown fields rejected,
 card strings by pattern, numbers by range. Answers are the service's own Structs
-(``service.matches``) and the views (``domain.views``).
+(``service.matches``) and the views (``contract.views``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Annotated
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from scopa.contract.views import MoveView
 from scopa.domain.ai import Level
 from scopa.domain.cards import parse_cards
 from scopa.domain.match import Seat
@@ -25,7 +26,6 @@ from scopa.domain.rules import (
     HandSize,
     OnTimeout,
 )
-from scopa.domain.views import MoveView
 from scopa.service.matches import Setup
 
 CARD_PATTERN = "^(A|[2-7]|J|Q|K)[CDHS]$"

@@ -25,7 +25,7 @@ from litestar.types import (
 )
 
 from scopa.api.parsing import view_headers
-from scopa.domain.views import MatchView
+from scopa.contract.views import MatchView
 
 _ENCODE = msgspec.json.Encoder().encode
 _JSON = (b"content-type", b"application/json")

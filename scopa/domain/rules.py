@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal, get_args
+from typing import Literal, get_args
 
 import msgspec
-from msgspec import Meta
 
 from scopa.domain.cards import DECK
 from scopa.domain.errors import InvalidSetup
@@ -29,55 +28,16 @@ TURN_SECONDS_MAX = 86_400
 
 
 class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    target: Annotated[
-        int,
-        Meta(
-            description="The match points that win, 1 to 100 (by default 11, or 21 under "
-            "`diamond_sequence`); checked only after a whole deal is scored"
-        ),
-    ] = 11
-    hand_size: Annotated[
-        int, Meta(description="Cards dealt to each seat in a packet: 3, or 6 with 2 players")
-    ] = 3
-    capture: Annotated[
-        Capture,
-        Meta(
-            description="`match`: a card takes one table card of its value, else one group "
-            "adding up to it; `fifteen`: the card and the card or group it takes add up to 15"
-        ),
-    ] = "match"
-    ace_sweeps: Annotated[
-        AceSweeps,
-        Meta(
-            description="`off`: an ace captures as any card; `sweep`: an ace played to a "
-            "non-empty table with no ace on it takes the whole table, a sweep as usual; "
-            "`no_point`: the same, but no capture by an ace scores a sweep"
-        ),
-    ] = "off"
-    king_of_diamonds: Annotated[
-        bool, Meta(description="Whether the king of diamonds (re bello) scores a point")
-    ] = False
-    diamond_sequence: Annotated[
-        bool,
-        Meta(description="Whether the diamonds in unbroken order from A-2-3 score their value"),
-    ] = False
-    turn_seconds: Annotated[
-        int | None,
-        msgspec.Meta(
-            description="Seconds a human seat has for each turn (5..86400); null: no clock"
-        ),
-    ] = None
-    on_timeout: Annotated[
-        OnTimeout,
-        msgspec.Meta(
-            description="When a turn's time runs out: autoplay (the hard AI plays for the "
-            "seat; 3 timeouts in a row lose) or forfeit (the seat's team loses)"
-        ),
-    ] = "autoplay"
+    target: int = 11
+    hand_size: int = 3
+    capture: Capture = "match"
+    ace_sweeps: AceSweeps = "off"
+    king_of_diamonds: bool = False
+    diamond_sequence: bool = False
+    turn_seconds: int | None = None  # a human seat's time for each turn; None: no clock
+    on_timeout: OnTimeout = "autoplay"
     # Training (seed 004's Reveal button).
-    reveal_ai_hands: Annotated[
-        bool, msgspec.Meta(description="Every view lists the AI seats' cards in seats[].hand")
-    ] = False
+    reveal_ai_hands: bool = False
 
 
 def make_rules(

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
 
 import msgspec
-from msgspec import Meta
 
 from scopa.domain.cards import (
     DECK,
@@ -19,86 +17,47 @@ from scopa.domain.rules import Rules
 
 
 class Points(msgspec.Struct, frozen=True):
-    sweeps: Annotated[int, Meta(description="1 for each sweep")]
-    cards: Annotated[int, Meta(description="1 for 21 or more of the 40 cards, else 0")]
-    diamonds: Annotated[int, Meta(description="1 for 6 or more of the 10 diamonds, else 0")]
-    settebello: Annotated[int, Meta(description="1 for the 7 of diamonds, else 0")]
-    primiera: Annotated[
-        int, Meta(description="1 for the higher primiera (equal totals: nobody), else 0")
-    ]
-    king_of_diamonds: Annotated[
-        int,
-        Meta(description="1 for the king of diamonds under the `king_of_diamonds` option, else 0"),
-    ]
-    diamond_sequence: Annotated[
-        int,
-        Meta(description="The sequence's value under the `diamond_sequence` option, else 0"),
-    ]
+    sweeps: int
+    cards: int
+    diamonds: int
+    settebello: int
+    primiera: int
+    king_of_diamonds: int
+    diamond_sequence: int
 
 
 class TeamDealScore(msgspec.Struct, frozen=True):
-    team: Annotated[int, Meta(description="The team's number, 0 or 1")]
-    cards: Annotated[int, Meta(description="Cards the team took this deal, leftovers included")]
-    diamonds: Annotated[int, Meta(description="Diamonds among those cards")]
-    settebello: Annotated[bool, Meta(description="Whether those cards include the 7 of diamonds")]
-    primiera: Annotated[
-        int | None,
-        Meta(
-            description="The best primiera value of each suit, summed (7=21, 6=18, A=16, "
-            "5=15, 4=14, 3=13, 2=12, J Q K=10); null when the team lacks a suit"
-        ),
-    ]
-    sweeps: Annotated[int, Meta(description="Sweeps the team scored this deal")]
-    king_of_diamonds: Annotated[
-        bool,
-        Meta(description="Whether the team took the king of diamonds, whatever the options"),
-    ]
-    diamond_sequence: Annotated[
-        int,
-        Meta(
-            description="The value of the team's diamonds in unbroken order from A-2-3 (3, "
-            "then one more for each of 4 5 6 7 J Q K in turn), whatever the options; 0 "
-            "without A-2-3"
-        ),
-    ]
-    points: Annotated[Points, Meta(description="The points the deal scored, by category")]
-    total: Annotated[int, Meta(description="The sum of `points`")]
+    team: int
+    cards: int
+    diamonds: int
+    settebello: bool
+    primiera: int | None
+    sweeps: int
+    king_of_diamonds: bool
+    diamond_sequence: int
+    points: Points
+    total: int
 
 
 class DealScore(msgspec.Struct, frozen=True):
-    deal: Annotated[int, Meta(description="The deal's number, from 1")]
-    teams: Annotated[
-        tuple[TeamDealScore, ...],
-        Meta(description="Each team's counts and points, by team number"),
-    ]
-    scores: Annotated[tuple[int, ...], Meta(description="Each team's match points after this deal")]
+    deal: int
+    teams: tuple[TeamDealScore, ...]
+    scores: tuple[int, ...]
 
 
 class TeamTally(msgspec.Struct, frozen=True):
-    team: Annotated[int, Meta(description="The team's number, 0 or 1")]
-    cards: Annotated[int, Meta(description="Cards in the team's pile so far this deal")]
-    diamonds: Annotated[int, Meta(description="Diamonds among them")]
-    settebello: Annotated[bool, Meta(description="Whether they include the 7 of diamonds")]
-    primiera: Annotated[
-        int | None,
-        Meta(description="The primiera of those cards so far; null while a suit is missing"),
-    ]
-    sweeps: Annotated[int, Meta(description="Sweeps the team has scored this deal")]
-    clinched: Annotated[
-        tuple[str, ...],
-        Meta(
-            description="The points this team can no longer lose this deal: `cards` (21 "
-            "held), `diamonds` (6 held), `settebello`, `king_of_diamonds` (option on, king "
-            "held), `primiera` (once no card still to come can change it)"
-        ),
-    ]
+    team: int
+    cards: int
+    diamonds: int
+    settebello: bool
+    primiera: int | None
+    sweeps: int
+    clinched: tuple[str, ...]
 
 
 class Tally(msgspec.Struct, frozen=True):
-    deal: Annotated[int, Meta(description="The deal in progress")]
-    teams: Annotated[
-        tuple[TeamTally, ...], Meta(description="Each team's counts so far, by team number")
-    ]
+    deal: int
+    teams: tuple[TeamTally, ...]
 
 
 # The two races: more cards than the other side and at least 21; likewise 6 diamonds.

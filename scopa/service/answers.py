@@ -9,9 +9,9 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from scopa.domain.events import EventView
-from scopa.domain.scoring import DealScore, Tally
-from scopa.domain.views import MatchView
+from scopa.contract.events import EventView
+from scopa.contract.scoring import DealScore, Tally
+from scopa.contract.views import MatchView
 
 
 class SeatToken(msgspec.Struct, frozen=True):

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from scopa.contract.views import MoveView
 from scopa.domain.errors import IllegalMove, ScopaError
-from scopa.domain.views import MoveView
 
 
 class ServiceError(ScopaError):

@@ -20,7 +20,8 @@ from typing import Annotated, TypeVar
 import msgspec
 from msgspec import Meta
 
-from scopa.domain.events import EventView, MatchFinished, StoredEvent, for_viewer
+from scopa.contract.events import EventView, for_viewer
+from scopa.domain.events import MatchFinished, StoredEvent
 from scopa.service.ports import EventBus, MatchReads
 
 MAX_EVENTS = 500

@@ -22,6 +22,9 @@ from typing import Any, Literal, TypeVar
 
 import msgspec
 
+from scopa.contract.events import EventView, for_viewer
+from scopa.contract.scoring import deal_score_view, tally_view
+from scopa.contract.views import MatchView, fairness, match_view, move_view, seat_moves
 from scopa.domain.ai import LEVELS
 from scopa.domain.ai.review import Review
 from scopa.domain.errors import (
@@ -32,7 +35,7 @@ from scopa.domain.errors import (
     NotYourTurn,
     SeatNotOpen,
 )
-from scopa.domain.events import DealStarted, EventView, Redeal, StoredEvent, for_viewer
+from scopa.domain.events import DealStarted, Redeal, StoredEvent
 from scopa.domain.match import (
     MatchState,
     Seat,
@@ -50,7 +53,6 @@ from scopa.domain.match import (
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
 from scopa.domain.scoring import tally
-from scopa.domain.views import MatchView, fairness, match_view, move_view, seat_moves
 from scopa.service.answers import (
     Created,
     Hint,
@@ -648,8 +650,9 @@ class MatchService:
         state = caller.record.state
         current = None
         if state.status == "active":
-            current = tally(state.rules, state.deal, state.piles, state.sweeps)
-        return Scores(state.scores, state.deal_scores, state.winner, current)
+            current = tally_view(tally(state.rules, state.deal, state.piles, state.sweeps))
+        deal_scores = tuple(map(deal_score_view, state.deal_scores))
+        return Scores(state.scores, deal_scores, state.winner, current)
 
     @property
     def ai_levels(self) -> tuple[str, ...]:

@@ -14,12 +14,12 @@ from jsonschema import Draft202012Validator
 
 from scopa.api.schemas import CreateMatch, JoinRequest, MoveRequest
 from scopa.cli import render_openapi
+from scopa.contract.events import EventView
+from scopa.contract.scoring import Points
+from scopa.contract.views import MatchView
 from scopa.domain.ai import LEVELS
-from scopa.domain.events import EventView
 from scopa.domain.match import SeatKind, Status
 from scopa.domain.rules import ACE_SWEEP_MODES, CAPTURE_MODES
-from scopa.domain.scoring import Points
-from scopa.domain.views import MatchView
 from scopa.service.answers import Created, Hint, Joined, Lobby, Scores
 from scopa.service.feed import EventPage
 from tests.api.support import Client

@@ -9,9 +9,9 @@ from litestar.testing import AsyncTestClient
 
 from scopa.api.parsing import view_headers
 from scopa.api.view_answer import ViewAnswer
+from scopa.contract.views import MatchView, match_view
 from scopa.domain.match import Seat, new_match
 from scopa.domain.rules import make_rules
-from scopa.domain.views import MatchView, match_view
 
 SEATS = [Seat("human", None), Seat("ai", "easy")]
 

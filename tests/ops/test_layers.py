@@ -1,8 +1,10 @@
-"""The arrows between the layers point one way: api -> service -> domain, and
-infra -> service -> domain. Above them all, the composition root (the modules at the top
-of the package: scopa/cli.py, scopa/wiring.py, scopa/worker.py) builds a process and may
-import every layer; no layer imports it. The migrations import no project code at all:
-a revision is frozen as it was written, whatever the code becomes."""
+"""The arrows between the layers point one way: api -> service -> contract -> domain,
+and infra -> service -> domain. The contract (the wire types and their descriptions)
+knows only the domain it shows; the domain knows no wire. Above them all, the
+composition root (the modules at the top of the package: scopa/cli.py, scopa/wiring.py,
+scopa/worker.py) builds a process and may import every layer; no layer imports it. The
+migrations import no project code at all: a revision is frozen as it was written,
+whatever the code becomes."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "scopa"
-LAYERS = ("domain", "service", "api", "infra", "migrations")
+LAYERS = ("domain", "contract", "service", "api", "infra", "migrations")
 # The modules at the package's top: each builds a process (the app, the worker, the
 # command line) out of every layer's parts.
 COMPOSITION_ROOT = ("cli", "wiring", "worker")
@@ -20,8 +22,11 @@ COMPOSITION_ROOT = ("cli", "wiring", "worker")
 # but for the frameworks named in FORBIDDEN_PACKAGES).
 ALLOWED: dict[str, set[str]] = {
     "domain": set(),
-    "service": {"domain"},
-    "api": {"service", "domain"},
+    "contract": {"domain"},
+    # The use cases answer in the contract's types: views, events as a viewer sees them.
+    "service": {"contract", "domain"},
+    "api": {"contract", "service", "domain"},
+    # What is stored is the domain's, in storage's own codec: never the wire's.
     "infra": {"service", "domain"},
     "migrations": set(),
 }
@@ -101,6 +106,12 @@ def test_the_check_sees_a_wrong_arrow() -> None:
     ]
     assert wrong_arrows("service/probe.py", "from scopa.api.app import create_app\n") == [
         "service/probe.py imports api"
+    ]
+    assert wrong_arrows("domain/probe.py", "from scopa.contract.views import MatchView\n") == [
+        "domain/probe.py imports contract"
+    ]
+    assert wrong_arrows("contract/probe.py", "from scopa.service.feed import Feed\n") == [
+        "contract/probe.py imports service"
     ]
     assert wrong_arrows("infra/store.py", "import scopa.api.errors\n") == [
         "infra/store.py imports api"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
+from scopa.contract.events import EventView
 from scopa.domain.cards import parse_card
-from scopa.domain.events import EventView, StoredEvent
+from scopa.domain.events import StoredEvent
 from scopa.domain.match import Seat, legal_moves
 from scopa.service.matches import Caller, MatchService, Setup
 from tests.api.support import DECK

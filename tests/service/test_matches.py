@@ -6,11 +6,11 @@ import time
 
 import pytest
 
+from scopa.contract.views import MatchView
 from scopa.domain.cards import parse_card
 from scopa.domain.errors import InvalidSetup, NotYourTurn, SeatNotOpen
 from scopa.domain.events import CardPlayed, StoredEvent
 from scopa.domain.match import Seat, legal_moves
-from scopa.domain.views import MatchView
 from scopa.service.errors import InvalidCursor, InvalidToken
 from scopa.service.matches import MatchService, Setup
 from scopa.service.ports import MatchRecord, VersionConflict

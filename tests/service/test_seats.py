@@ -8,8 +8,9 @@ import hashlib
 import msgspec
 import pytest
 
+from scopa.contract.events import CardsDealtView, DealStartedView
 from scopa.domain.errors import MatchNotActive, SeatNotOpen
-from scopa.domain.events import CardsDealtView, DealStartedView, RematchOffered, SeatJoined
+from scopa.domain.events import RematchOffered, SeatJoined
 from scopa.domain.match import MatchState, Seat, legal_moves
 from scopa.domain.moves import Move
 from scopa.service.errors import MatchNotFinished

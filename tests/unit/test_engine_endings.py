@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from scopa.contract.views import match_view
 from scopa.domain.errors import CannotAbort, InvalidSetup, MatchNotActive, SeatNotOpen
 from scopa.domain.events import CardPlayed, MatchFinished, StoredEvent
 from scopa.domain.match import (
@@ -26,7 +27,6 @@ from scopa.domain.match import (
     time_out,
 )
 from scopa.domain.rules import Rules, make_rules
-from scopa.domain.views import match_view
 from tests.unit.build import first_move, play_through
 
 AUTOPLAY = make_rules(turn_seconds=30)

@@ -13,6 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.playout import play_out
+from scopa.contract.events import for_viewer
+from scopa.contract.views import match_view
 from scopa.domain.cards import NAME, VALUE, names
 from scopa.domain.deal import Deal, team_of
 from scopa.domain.events import (
@@ -24,13 +26,11 @@ from scopa.domain.events import (
     MatchFinished,
     Redeal,
     StoredEvent,
-    for_viewer,
 )
 from scopa.domain.match import MatchState, is_sweep, legal_moves, new_match, play, replay
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
 from scopa.domain.scoring import deal_points, score_deal
-from scopa.domain.views import match_view
 from tests.unit import reference
 from tests.unit.build import humans
 

@@ -7,12 +7,12 @@ import hashlib
 
 import pytest
 
+from scopa.contract.views import match_view
 from scopa.domain.cards import names
 from scopa.domain.errors import MatchNotActive, SeatNotOpen
 from scopa.domain.events import RematchOffered, SeatJoined
 from scopa.domain.match import MatchState, Seat, join, new_match, offer_rematch, rematch_of, replay
 from scopa.domain.rules import Rules, make_rules
-from scopa.domain.views import match_view
 from tests.unit.build import play_through
 
 RULES = make_rules(target=1)

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import msgspec
 
+from scopa.contract.events import CardsDealtView, DealStartedView, RedealView, for_viewer
+from scopa.contract.rules import rules_view
+from scopa.contract.views import match_view
 from scopa.domain.cards import names
-from scopa.domain.events import (
-    CardPlayed,
-    CardsDealt,
-    CardsDealtView,
-    DealStarted,
-    DealStartedView,
-    Redeal,
-    RedealView,
-    SeatJoined,
-    for_viewer,
-)
+from scopa.domain.events import CardPlayed, CardsDealt, DealStarted, Redeal, SeatJoined
 from scopa.domain.match import Seat, is_sweep, join, legal_moves, new_match, play
 from scopa.domain.rules import make_rules
-from scopa.domain.views import match_view
 from tests.unit.build import match_with, play_through
 
 
@@ -78,7 +70,7 @@ def test_a_waiting_match_view() -> None:
             (0, 0, "human", None, 0),
             (1, 1, "open", None, 0),
         ]
-        assert view.rules == rules
+        assert view.rules == rules_view(rules)
 
 
 def test_joining_the_last_open_seat_deals() -> None:
@@ -141,8 +133,10 @@ def test_events_as_each_viewer_sees_them() -> None:
         SeatJoined(seq=3, seat=1),
     ]
     for event in public:
-        assert for_viewer(event, 0) is event
-        assert for_viewer(event, None) is event
+        # Everyone sees them as they are stored.
+        stored = msgspec.json.encode(event)
+        assert msgspec.json.encode(for_viewer(event, 0)) == stored
+        assert msgspec.json.encode(for_viewer(event, None)) == stored
 
 
 def test_view_moves_match_legal_moves_and_wire_tags() -> None:

@@ -25,7 +25,7 @@ from scopa.api.controllers.params import (
 from scopa.api.head import is_head
 from scopa.api.openapi import problems
 from scopa.api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, last_event_id, query_integers
-from scopa.domain.events import EventView
+from scopa.contract.events import EventView
 from scopa.service.feed import MAX_WAIT, EventPage
 
 log = logging.getLogger(__name__)

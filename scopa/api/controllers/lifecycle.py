@@ -25,7 +25,7 @@ from scopa.api.parsing import (
 )
 from scopa.api.schemas import NoOptions
 from scopa.api.view_answer import ViewAnswer
-from scopa.domain.views import MatchView
+from scopa.contract.views import MatchView
 from scopa.service.matches import MatchService
 
 AnyRequest = Request[Any, Any, Any]

@@ -32,7 +32,7 @@ from scopa.api.parsing import (
 from scopa.api.ratelimit import CREATE
 from scopa.api.schemas import CreateMatch, setup_of
 from scopa.api.view_answer import ViewAnswer
-from scopa.domain.views import MatchView
+from scopa.contract.views import MatchView
 from scopa.service.answers import Created, Lobby
 from scopa.service.ids import CURSOR_PATTERN
 

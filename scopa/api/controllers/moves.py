@@ -24,8 +24,8 @@ from scopa.api.parsing import (
 )
 from scopa.api.schemas import MoveRequest
 from scopa.api.view_answer import ViewAnswer
+from scopa.contract.views import MatchView
 from scopa.domain.cards import parse_card, parse_cards
-from scopa.domain.views import MatchView
 
 
 class MoveController(Controller):

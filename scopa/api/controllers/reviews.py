@@ -13,7 +13,7 @@ from scopa.api.head import Unsent, is_head
 from scopa.api.openapi import AI_UNAVAILABLE_503, RATE_LIMIT_HEADERS, problems
 from scopa.api.parsing import query_integers
 from scopa.api.ratelimit import REVIEWS
-from scopa.domain.ai.review import Review
+from scopa.contract.review import Review, review_view
 from scopa.domain.errors import NoSuchSeat
 
 
@@ -60,4 +60,4 @@ class ReviewController(Controller):
             raise invalid("seat", str(missing)) from missing
         if review is None:
             return Unsent("application/json")
-        return Response(review)
+        return Response(review_view(review))

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Annotated
 
 import msgspec
-from msgspec import Meta
 
 from scopa.domain.ai import expert
 from scopa.domain.ai.knowledge import Knowledge, candidates, knowledge_of
@@ -35,40 +33,24 @@ REVIEW_WORLDS = 48
 
 
 class ReviewMove(msgspec.Struct, frozen=True):
-    card: Annotated[str, Meta(description="The card played")]
-    capture: Annotated[
-        tuple[str, ...], Meta(description="The table cards it takes; empty: it stays")
-    ]
+    card: str
+    capture: tuple[str, ...]
 
 
 class ReviewedPlay(msgspec.Struct, frozen=True):
-    seq: Annotated[int, Meta(description="The seq of the play's card_played event")]
-    deal: Annotated[int, Meta(description="The deal it was played in")]
-    played: Annotated[ReviewMove, Meta(description="What the seat played")]
-    best: Annotated[
-        ReviewMove,
-        Meta(description="What the expert would have played, knowing what the seat knew"),
-    ]
-    loss: Annotated[
-        float,
-        Meta(
-            ge=0,
-            description="How many expected deal points (the seat's team minus the other, "
-            "over the rest of the deal) the play gives away against best, 2 decimals",
-        ),
-    ]
-    reason: Annotated[str, Meta(description="Why the expert's move, in a few words")]
-    auto: Annotated[
-        bool, Meta(description="True when the server played the card, as the seat's time ran out")
-    ]
+    seq: int
+    deal: int
+    played: ReviewMove
+    best: ReviewMove
+    loss: float  # expected deal points given away against best, >= 0, 2 decimals
+    reason: str
+    auto: bool  # played for the seat as its time ran out
 
 
 class Review(msgspec.Struct, frozen=True):
-    seat: Annotated[int, Meta(description="The seat reviewed")]
-    moves: Annotated[
-        tuple[ReviewedPlay, ...], Meta(description="Every card the seat played, in order")
-    ]
-    total_loss: Annotated[float, Meta(ge=0, description="The sum of the plays' losses")]
+    seat: int
+    moves: tuple[ReviewedPlay, ...]
+    total_loss: float
 
 
 Play = tuple[int, int, tuple[int, ...]]  # seat, card, cards taken
@@ -117,8 +99,8 @@ def review(initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Rev
                     ReviewedPlay(
                         seq=event.seq,
                         deal=state.deal,
-                        played=_wire(move, state.table),
-                        best=_wire(best, state.table),
+                        played=_named(move, state.table),
+                        best=_named(best, state.table),
                         loss=round(loss, 2),
                         reason=reason,
                         auto=event.auto,
@@ -133,5 +115,5 @@ def review(initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Rev
     return Review(seat=seat, moves=tuple(reviewed), total_loss=total)
 
 
-def _wire(move: Move, table: Sequence[int]) -> ReviewMove:
+def _named(move: Move, table: Sequence[int]) -> ReviewMove:
     return ReviewMove(NAME[move.card], tuple(NAME[c] for c in move.taken_from(table)))

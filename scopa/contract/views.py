@@ -11,6 +11,8 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from scopa.contract.rules import Rules, rules_view
+from scopa.contract.scoring import DealScore, deal_score_view
 from scopa.domain.cards import IS_DIAMOND, NAME, SETTEBELLO, names
 from scopa.domain.deal import team_of
 from scopa.domain.events import EndReason
@@ -25,8 +27,6 @@ from scopa.domain.match import (
     on_the_clock,
 )
 from scopa.domain.moves import Move
-from scopa.domain.rules import Rules
-from scopa.domain.scoring import DealScore
 
 
 class SeatView(msgspec.Struct, frozen=True):
@@ -281,7 +281,7 @@ def match_view(
         id=match_id,
         version=state.version,
         status=state.status,
-        rules=state.rules,
+        rules=rules_view(state.rules),
         you=seat,
         seats=tuple(_seat_view(state, i, s) for i, s in enumerate(state.seats)),
         teams=tuple(
@@ -304,7 +304,7 @@ def match_view(
         hand=None if seat is None else () if finished else tuple(names(state.hands[seat])),
         legal_moves=seat_moves(state, seat),
         scores=state.scores,
-        deal_scores=state.deal_scores,
+        deal_scores=tuple(map(deal_score_view, state.deal_scores)),
         winner=state.winner,
         end_reason=state.end_reason,
         turn_deadline=(

@@ -14,7 +14,7 @@ from scopa.infra.hint_queue import HINT_TTL_SECONDS
 from scopa.infra.notify import CHANNEL, PostgresEventBus
 from scopa.infra.repositories import SqlMatchStore
 from tests.integration.test_ai_queue import LEASE, Clock, clock, created, store
-from tests.integration.test_event_bus import until
+from tests.support.eventually import eventually
 
 __all__ = ["clock", "store"]  # the fixtures, shared with the AI turns' queue
 
@@ -100,9 +100,9 @@ async def test_asking_wakes_the_hint_runners_and_not_the_ai_turns_runners(
     try:
         notifying = SqlMatchStore(engine, notify=CHANNEL)
         state = await created(notifying, "m", "human", "human")
-        await until(lambda: bus.listening)
+        await eventually(lambda: bus.listening)
         await notifying.ask_hint("m", state, 0, "hard")
-        await until(lambda: hinted == ["m"])
+        await eventually(lambda: hinted == ["m"])
         assert heard == []
         # No news for the match's waiters: the notice names the seq it stands at.
         assert await bus.wait("m", after=state.seq, seconds=0.01) is False
@@ -119,7 +119,7 @@ async def test_the_answer_wakes_its_asker_at_once(postgres_url: str) -> None:
     try:
         notifying = SqlMatchStore(engine, notify=CHANNEL)
         state = await created(notifying, "m", "human", "human")
-        await until(lambda: bus.listening)
+        await eventually(lambda: bus.listening)
         job = await notifying.ask_hint("m", state, 0, "hard")
         # The asker's wait (service.matches) is on the job, long past what the test allows.
         waiting = asyncio.ensure_future(bus.wait(job, 0, 30.0))

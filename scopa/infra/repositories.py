@@ -23,7 +23,6 @@ from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
-import msgspec
 from sqlalchemy import Table, and_, delete, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import CursorResult
@@ -36,6 +35,11 @@ from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState
 from scopa.domain.moves import Move
 from scopa.infra import ai_queue, hint_queue, review_queue
+from scopa.infra.codec import decode_event as _decode_event
+from scopa.infra.codec import decode_hint as _decode_hint
+from scopa.infra.codec import decode_review as _decode_review
+from scopa.infra.codec import decode_state as _decode_state
+from scopa.infra.codec import encode as _encode
 from scopa.infra.db import DatabaseUnavailable, is_unavailable, write_transaction
 from scopa.infra.notify import answer_notice, hint_notice, notice
 from scopa.infra.statements import pg_statement
@@ -64,11 +68,6 @@ CLAIM_TTL = 60.0
 # statement in turn (8, 3 and 5 s), then through the ROLLBACK that tidies up after it.
 OPERATION_SECONDS = 5.0
 
-_encode = msgspec.msgpack.Encoder().encode
-_decode_state = msgspec.msgpack.Decoder(MatchState).decode
-_decode_event = msgspec.msgpack.Decoder(StoredEvent).decode
-_decode_review = msgspec.msgpack.Decoder(Review).decode
-_decode_hint = msgspec.msgpack.Decoder(tuple[Move, str]).decode
 
 _PG_GET = "SELECT state, created_at, due_at FROM matches WHERE id = $1"
 _PG_GET_FOR_TOKEN = """

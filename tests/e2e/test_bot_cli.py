@@ -90,7 +90,7 @@ def test_a_wrong_token_for_a_real_match(server: Server) -> None:
         f"{server.base_url}/v1/matches", json={"seats": [{"kind": "human"}] * 2}, timeout=10
     ).json()
     match_id = created["match"]["id"]
-    line = complaint(bot("--url", server.base_url, "--match", match_id, "--token", "nope"), 1)
+    line = complaint(bot("--url", server.base_url, f"--match={match_id}", "--token", "nope"), 1)
     assert line.startswith(f"bot: GET /v1/matches/{match_id}: 401 invalid-token: ")
 
 

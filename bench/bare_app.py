@@ -65,8 +65,8 @@ from scopa.domain.rules import Rules
 from scopa.infra import collector
 from scopa.infra import logging as json_logging
 from scopa.infra.db import CONNECTIONS
+from scopa.infra.guard import OPERATION_SECONDS
 from scopa.infra.notify import CHANNEL, PostgresEventBus, notice
-from scopa.infra.repositories import OPERATION_SECONDS
 from scopa.service.ids import token_hash
 
 # One statement, so one round trip and its own transaction: the version bump and the

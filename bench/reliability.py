@@ -188,7 +188,7 @@ EXPLANATION = [
     "## Bounds and limits",
     "",
     "- Each call to the store answers within 5 s or is a 503 (`OPERATION_SECONDS` in",
-    "  `infra/repositories.py`: the call's cleanup goes on aside); releasing an idempotency",
+    "  `infra/guard.py`: the call's cleanup goes on aside); releasing an idempotency",
     "  key and announcing a change wait at most 1 s more. So a request answers within about",
     "  6 s even when the database hangs; a long poll adds its `wait`.",
     "- A key a failed request could not release while the database was away is released",

@@ -41,7 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql import Executable
 
 from scopa.infra.db import DatabaseUnavailable, is_sqlite, write_transaction
-from scopa.infra.repositories import Abandoning, _reaching_database
+from scopa.infra.guard import Abandoning, reaching_database
 from scopa.infra.statements import pg_statement
 from scopa.infra.tables import LimitCountRow, StreamLeaseRow
 from scopa.service.limits import Window
@@ -111,7 +111,7 @@ class SqlLimits(Abandoning):
             result = await conn.execute(statement)
             return [tuple(row) for row in result] if result.returns_rows else []
 
-    @_reaching_database
+    @reaching_database
     async def count(self, windows: Sequence[Window], *, take: bool) -> tuple[bool, list[int]]:
         keys = [(w.name, w.client, w.period) for w in windows]
         caps = [w.cap for w in windows]
@@ -177,7 +177,7 @@ class SqlLimits(Abandoning):
         else:
             await self._run(update(COUNTS).where(_keyed(windows)).values(used=COUNTS.c.used - 1))
 
-    @_reaching_database
+    @reaching_database
     async def hold(
         self, client: str, match_id: str | None, per_client: int, per_match: int
     ) -> str | None:
@@ -219,14 +219,14 @@ class SqlLimits(Abandoning):
         except DatabaseUnavailable:
             self._unreleased.add(lease)
 
-    @_reaching_database
+    @reaching_database
     async def _delete(self, *leases: str) -> None:
         if self._postgres:
             await pg_statement(self._engine, "execute", _PG_RELEASE, list(leases), read=False)
         else:
             await self._run(delete(LEASES).where(LEASES.c.id.in_(leases)))
 
-    @_reaching_database
+    @reaching_database
     async def renew(self) -> None:
         """Keep this process's leases alive; drop lapsed leases and ended windows."""
         now = self._clock()

@@ -15,12 +15,10 @@ connection; SQLAlchemy would compile and cache-key it on every call.
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import secrets
 import time
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import asyncpg
 from sqlalchemy import Table, and_, delete, func, insert, or_, select, text, update
@@ -40,7 +38,8 @@ from scopa.infra.codec import decode_hint as _decode_hint
 from scopa.infra.codec import decode_review as _decode_review
 from scopa.infra.codec import decode_state as _decode_state
 from scopa.infra.codec import encode as _encode
-from scopa.infra.db import DatabaseUnavailable, is_unavailable, write_transaction
+from scopa.infra.db import write_transaction
+from scopa.infra.guard import Abandoning, reaching_database
 from scopa.infra.notify import answer_notice, hint_notice, notice
 from scopa.infra.statements import pg_statement
 from scopa.infra.tables import EventRow, IdempotencyRow, MatchRow, ReviewRow, SeatRow
@@ -63,10 +62,6 @@ REVIEWS: Table = ReviewRow.__table__  # type: ignore[assignment]
 
 # A claim this old belongs to a request that crashed: its key may be claimed again.
 CLAIM_TTL = 60.0
-# Each call answers within this or counts as unavailable. A database that hangs rather
-# than refuses would otherwise hold one call through a pool wait, a connect and a
-# statement in turn (8, 3 and 5 s), then through the ROLLBACK that tidies up after it.
-OPERATION_SECONDS = 5.0
 
 
 _PG_GET = "SELECT state, created_at, due_at FROM matches WHERE id = $1"
@@ -151,52 +146,6 @@ _CLAIM_HINT = hint_queue.claim_statement()
 HINTS = hint_queue.HINTS
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
-P = ParamSpec("P")
-R = TypeVar("R")
-S = TypeVar("S", bound="Abandoning")
-
-
-def _end_wait(waiting: asyncio.Future[None], *_: object) -> None:
-    if not waiting.done():
-        waiting.set_result(None)
-
-
-def _reaching_database(
-    method: Callable[Concatenate[S, P], Coroutine[Any, Any, R]],
-) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
-    """A store's method, made to answer within OPERATION_SECONDS or raise
-    DatabaseUnavailable, as it does when the driver says the database is out of reach."""
-
-    @functools.wraps(method)
-    async def guarded(store: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        # Waiting on the call rather than in it: at the deadline the caller has its
-        # answer at once, while the cancelled call lets go of its connection aside.
-        # One future woken by whichever comes first, the call or the deadline: what
-        # asyncio.wait does for any number of calls, at a fraction of its cost per call.
-        loop = asyncio.get_running_loop()
-        call = loop.create_task(method(store, *args, **kwargs))
-        over = loop.create_future()
-        call.add_done_callback(functools.partial(_end_wait, over))
-        deadline = loop.call_later(OPERATION_SECONDS, _end_wait, over)
-        try:
-            await over
-        except BaseException:
-            store.abandon(call)
-            raise
-        finally:
-            deadline.cancel()
-        if not call.done():
-            store.abandon(call)
-            raise DatabaseUnavailable(f"no answer in {OPERATION_SECONDS:.0f} s")
-        try:
-            return call.result()
-        except Exception as error:
-            if is_unavailable(error):
-                raise DatabaseUnavailable(str(error)) from error
-            raise
-
-    return guarded
-
 
 def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[str, Any]:
     return {
@@ -209,27 +158,6 @@ def _state_columns(state: MatchState, now: float, due_at: float | None) -> dict[
         and any(seat.kind == "open" for seat in state.seats),
         "due_at": due_at,
     }
-
-
-class Abandoning:
-    """A store whose calls ``_reaching_database`` may give up on."""
-
-    def __init__(self) -> None:
-        self._abandoned: set[asyncio.Future[Any]] = set()
-
-    def abandon(self, call: asyncio.Future[Any]) -> None:
-        """Cancel a call nobody waits for any more; it lets go of its connection aside."""
-        call.cancel()
-        # Whatever it ends with is nobody's to handle now: mark it seen.
-        call.add_done_callback(lambda done: done.cancelled() or done.exception())
-        self._abandoned.add(call)
-        call.add_done_callback(self._abandoned.discard)
-
-    async def settle(self) -> None:
-        """Wait (a bounded time) for the abandoned calls to let go of their connections:
-        an engine disposed under one leaves it waiting on a driver that is gone."""
-        if self._abandoned:
-            await asyncio.wait(self._abandoned, timeout=OPERATION_SECONDS)
 
 
 class SqlMatchStore(Abandoning):
@@ -260,7 +188,7 @@ class SqlMatchStore(Abandoning):
         self._clock = clock
         self._ai_only_pace = ai_only_pace
 
-    @_reaching_database
+    @reaching_database
     async def create(
         self,
         record: MatchRecord,
@@ -273,7 +201,7 @@ class SqlMatchStore(Abandoning):
         async with write_transaction(self._engine) as conn:
             await self._insert(conn, record, events, token_hashes, answer, self._clock(), quota)
 
-    @_reaching_database
+    @reaching_database
     async def create_rematch(
         self,
         offer: Change,
@@ -372,7 +300,7 @@ class SqlMatchStore(Abandoning):
         if held >= quota.cap:
             raise QuotaExceeded(quota.name, quota.cap)
 
-    @_reaching_database
+    @reaching_database
     async def get(self, match_id: str) -> MatchRecord | None:
         if self._postgres:
             row = await self._pg("fetchrow", _PG_GET, match_id, read=True)
@@ -384,7 +312,7 @@ class SqlMatchStore(Abandoning):
                 row = (await conn.execute(query)).one_or_none()
         return None if row is None else _record(match_id, row)
 
-    @_reaching_database
+    @reaching_database
     async def get_for_token(
         self, match_id: str, token_hash: str
     ) -> tuple[MatchRecord, int | None] | None:
@@ -406,7 +334,7 @@ class SqlMatchStore(Abandoning):
     async def _pg(self, fetch: str, query: str, *args: object, read: bool) -> Any:
         return await pg_statement(self._engine, fetch, query, *args, read=read)
 
-    @_reaching_database
+    @reaching_database
     async def save(
         self,
         match_id: str,
@@ -489,20 +417,20 @@ class SqlMatchStore(Abandoning):
         if not saved:
             raise VersionConflict(f"match {match_id} is no longer at {expected_version}")
 
-    @_reaching_database
+    @reaching_database
     async def token_known(self, token_hash: str) -> bool:
         query = select(SEATS.c.seat).where(SEATS.c.token_hash == token_hash).limit(1)
         async with self._engine.connect() as conn:
             return (await conn.execute(query)).first() is not None
 
-    @_reaching_database
+    @reaching_database
     async def active_count(self) -> int:
         # No index on status: a scan of the matches' rows, once a scrape (seconds apart).
         query = select(func.count()).select_from(MATCHES).where(MATCHES.c.status == "active")
         async with self._engine.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
-    @_reaching_database
+    @reaching_database
     async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
         query = (
             select(EVENTS.c.payload)
@@ -514,18 +442,18 @@ class SqlMatchStore(Abandoning):
             payloads = (await conn.execute(query)).scalars().all()
         return [_decode_event(payload) for payload in payloads]
 
-    @_reaching_database
+    @reaching_database
     async def initial(self, match_id: str) -> MatchState | None:
         query = select(MATCHES.c.initial).where(MATCHES.c.id == match_id)
         async with self._engine.connect() as conn:
             found = (await conn.execute(query)).scalar_one_or_none()
         return None if found is None else _decode_state(found)
 
-    @_reaching_database
+    @reaching_database
     async def waiting(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         return await self._listed(MATCHES.c.has_open_seat, limit, after, newest_first=False)
 
-    @_reaching_database
+    @reaching_database
     async def active(self, limit: int, after: tuple[float, str] | None) -> list[MatchRecord]:
         return await self._listed(MATCHES.c.status == "active", limit, after, newest_first=True)
 
@@ -551,7 +479,7 @@ class SqlMatchStore(Abandoning):
             rows = (await conn.execute(query)).all()
         return [_record(row.id, row[1:]) for row in rows]
 
-    @_reaching_database
+    @reaching_database
     async def keep_review(self, match_id: str, review: Review) -> None:
         dialect = postgresql if self._postgres else sqlite
         row = {
@@ -564,18 +492,18 @@ class SqlMatchStore(Abandoning):
             await conn.execute(dialect.insert(REVIEWS).values(**row).on_conflict_do_nothing())
             await review_queue.done(conn, (match_id, review.seat))
 
-    @_reaching_database
+    @reaching_database
     async def ask_review(self, match_id: str, seat: int) -> None:
         async with write_transaction(self._engine) as conn:
             await review_queue.ask(conn, (match_id, seat), self._clock())
 
-    @_reaching_database
+    @reaching_database
     async def review_held(self, match_id: str, seat: int) -> bool:
         held = review_queue.held_statement((match_id, seat), self._clock())
         async with self._engine.connect() as conn:
             return bool((await conn.execute(held)).scalar_one())
 
-    @_reaching_database
+    @reaching_database
     async def claim_review(
         self, lease_seconds: float, by: str = "", full: bool = False
     ) -> tuple[str, int] | None:
@@ -590,7 +518,7 @@ class SqlMatchStore(Abandoning):
             row = (await conn.execute(_CLAIM_REVIEW, values)).one_or_none()
         return None if row is None else (row.match_id, row.seat)
 
-    @_reaching_database
+    @reaching_database
     async def ask_hint(self, match_id: str, state: MatchState, seat: int, level: str) -> str:
         job = secrets.token_urlsafe(12)
         row = {
@@ -608,31 +536,31 @@ class SqlMatchStore(Abandoning):
                 await conn.execute(_NOTIFY, {"channel": self._notify, "payload": payload})
         return job
 
-    @_reaching_database
+    @reaching_database
     async def hint_answer(self, job: str) -> tuple[Move, str] | None:
         query = select(HINTS.c.answer).where(HINTS.c.id == job)
         async with self._engine.connect() as conn:
             answer = (await conn.execute(query)).scalar_one_or_none()
         return None if answer is None else _decode_hint(answer)
 
-    @_reaching_database
+    @reaching_database
     async def hint_held(self, job: str) -> bool:
         async with self._engine.connect() as conn:
             held = await conn.execute(hint_queue.held_statement(job, self._clock()))
             return bool(held.scalar_one())
 
-    @_reaching_database
+    @reaching_database
     async def drop_hint(self, job: str) -> None:
         await self._write(hint_queue.drop_statement(job))
 
-    @_reaching_database
+    @reaching_database
     async def hint_job(self, job: str) -> tuple[MatchState, int, str] | None:
         query = select(HINTS.c.state, HINTS.c.seat, HINTS.c.level).where(HINTS.c.id == job)
         async with self._engine.connect() as conn:
             row = (await conn.execute(query)).one_or_none()
         return None if row is None else (_decode_state(row.state), row.seat, row.level)
 
-    @_reaching_database
+    @reaching_database
     async def answer_hint(self, job: str, move: Move, reason: str) -> None:
         answer = update(HINTS).where(HINTS.c.id == job).values(answer=_encode((move, reason)))
         async with write_transaction(self._engine) as conn:
@@ -641,7 +569,7 @@ class SqlMatchStore(Abandoning):
                 payload = answer_notice(job)
                 await conn.execute(_NOTIFY, {"channel": self._notify, "payload": payload})
 
-    @_reaching_database
+    @reaching_database
     async def claim_hint(
         self, lease_seconds: float, by: str = "", full: bool = False
     ) -> str | None:
@@ -660,36 +588,36 @@ class SqlMatchStore(Abandoning):
         async with write_transaction(self._engine) as conn:
             return (await conn.execute(_CLAIM_HINT, values)).scalar_one_or_none()
 
-    @_reaching_database
+    @reaching_database
     async def renew_hint(self, job: str, lease_seconds: float, by: str) -> None:
         renew = hint_queue.renew_statement(job, self._clock(), lease_seconds, by)
         await self._write(renew)
 
-    @_reaching_database
+    @reaching_database
     async def purge_hints(self) -> int:
         """Delete the hints whose askers are gone (``hint_queue.HINT_TTL_SECONDS``)."""
         purge = hint_queue.purge_statement(self._clock() - hint_queue.HINT_TTL_SECONDS)
         return (await self._write(purge)).rowcount
 
-    @_reaching_database
+    @reaching_database
     async def renew_review(self, job: tuple[str, int], lease_seconds: float, by: str) -> None:
         renew = review_queue.renew_statement(job, self._clock(), lease_seconds, by)
         await self._write(renew)
 
-    @_reaching_database
+    @reaching_database
     async def review(self, match_id: str, seat: int) -> Review | None:
         query = select(REVIEWS.c.body).where(REVIEWS.c.match_id == match_id, REVIEWS.c.seat == seat)
         async with self._engine.connect() as conn:
             body = (await conn.execute(query)).scalar_one_or_none()
         return None if body is None else _decode_review(body)
 
-    @_reaching_database
+    @reaching_database
     async def seat_tokens(self, match_id: str) -> dict[int, str]:
         query = select(SEATS.c.seat, SEATS.c.token_hash).where(SEATS.c.match_id == match_id)
         async with self._engine.connect() as conn:
             return {row.seat: row.token_hash for row in await conn.execute(query)}
 
-    @_reaching_database
+    @reaching_database
     async def claim_ai_turn(
         self, lease_seconds: float, by: str = "", human_only: bool = False
     ) -> str | None:
@@ -709,34 +637,34 @@ class SqlMatchStore(Abandoning):
             claim = _CLAIMS[human_only]
             return (await conn.execute(claim, values)).scalar_one_or_none()
 
-    @_reaching_database
+    @reaching_database
     async def renew_ai_turn(self, match_id: str, lease_seconds: float, by: str) -> None:
         renew = ai_queue.renew_statement(match_id, self._clock(), lease_seconds, by)
         await self._write(renew)
 
-    @_reaching_database
+    @reaching_database
     async def ai_backlog(self) -> AiBacklog:
         async with self._engine.connect() as conn:
             ready, oldest = (await conn.execute(ai_queue.backlog_statement(self._clock()))).one()
         return AiBacklog(int(ready), oldest)
 
-    @_reaching_database
+    @reaching_database
     async def beat(self, worker: str, capacity: int) -> None:
         async with write_transaction(self._engine) as conn:
             await ai_queue.beat(conn, worker, capacity, self._clock())
 
-    @_reaching_database
+    @reaching_database
     async def leave(self, worker: str) -> None:
         async with write_transaction(self._engine) as conn:
             await ai_queue.leave(conn, worker)
 
-    @_reaching_database
+    @reaching_database
     async def ai_capacity(self) -> int:
         async with self._engine.connect() as conn:
             found = await conn.execute(ai_queue.capacity_statement(self._clock()))
             return int(found.scalar_one())
 
-    @_reaching_database
+    @reaching_database
     async def due(self, now: float, limit: int) -> list[str]:
         query = (
             select(MATCHES.c.id)
@@ -747,7 +675,7 @@ class SqlMatchStore(Abandoning):
         async with self._engine.connect() as conn:
             return list((await conn.execute(query)).scalars().all())
 
-    @_reaching_database
+    @reaching_database
     async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
         now = self._clock()
         key = (IDEMPOTENCY.c.scope == request.scope, IDEMPOTENCY.c.key == request.key)
@@ -781,7 +709,7 @@ class SqlMatchStore(Abandoning):
                 raise IdempotencyConflict(f"key {request.key!r} is in use")
             return None
 
-    @_reaching_database
+    @reaching_database
     async def release_idempotent(self, request: Idempotency) -> None:
         async with write_transaction(self._engine) as conn:
             await conn.execute(
@@ -793,7 +721,7 @@ class SqlMatchStore(Abandoning):
                 )
             )
 
-    @_reaching_database
+    @reaching_database
     async def purge_idempotency(self, older_than: float) -> int:
         """Forget keys claimed or answered before ``older_than`` (unix seconds); keep at
         least 24 hours' worth. Returns how many were dropped."""
@@ -803,7 +731,7 @@ class SqlMatchStore(Abandoning):
             )
         return purged.rowcount
 
-    @_reaching_database
+    @reaching_database
     async def ping(self) -> None:
         async with self._engine.connect() as conn:
             await conn.execute(text("SELECT 1"))

@@ -28,7 +28,7 @@ from scopa.infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 from scopa.infra.repositories import SqlMatchStore
 from scopa.infra.settings import Settings
 from scopa.service.lifecycle import Lifecycle
-from scopa.service.matches import MatchService
+from scopa.service.services import Services, build_services
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class Parts:
     store: SqlMatchStore
     bus: LocalEventBus
     ai: PooledAi | None
-    service: MatchService
+    service: Services
     runner: AiRunner[str]
     reviewer: AiRunner[tuple[str, int]]
     hinter: AiRunner[str]
@@ -71,15 +71,19 @@ class Parts:
         if play:
             self.playing = True
             await self.runner.start(
-                self.service.play_ai_turn, self.store.claim_ai_turn, self.store.renew_ai_turn
+                self.service.ai_work.play_ai_turn,
+                self.store.claim_ai_turn,
+                self.store.renew_ai_turn,
             )
             await self.reviewer.start(
-                self.service.compute_review, self.store.claim_review, self.store.renew_review
+                self.service.records.compute_review,
+                self.store.claim_review,
+                self.store.renew_review,
             )
             await self.hinter.start(
-                self.service.compute_hint, self.store.claim_hint, self.store.renew_hint
+                self.service.ai_work.compute_hint, self.store.claim_hint, self.store.renew_hint
             )
-            await self.deadlines.start(self.service.enforce, self.service.due)
+            await self.deadlines.start(self.service.moments.enforce, self.service.moments.due)
             await self.heartbeat.start()
 
     def every(self, seconds: float, name: str, work: Callable[[], Awaitable[None]]) -> None:
@@ -141,7 +145,7 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
         if postgres
         else LocalEventBus()
     )
-    service = MatchService(
+    service = build_services(
         store,
         bus,
         reads=store,

@@ -275,11 +275,11 @@ class FakeStore:
 
 
 def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:
-    """A ``MatchService`` on the fakes (a new store and bus unless given)."""
-    from scopa.service.matches import MatchService
+    """A ``Services`` on the fakes (a new store and bus unless given)."""
+    from scopa.service.services import build_services
 
     store = store or FakeStore()
-    return MatchService(store, bus or FakeBus(), reads=store.reads, keys=store.keys, **kwargs)
+    return build_services(store, bus or FakeBus(), reads=store.reads, keys=store.keys, **kwargs)
 
 
 class FakeBus:
@@ -383,8 +383,8 @@ def as_is(view: EventView) -> EventView:
 async def followed(
     service: Any, caller: Any, after: int, seconds: float
 ) -> AsyncIterator[EventView | None]:
-    """``MatchService.stream`` one event at a time (it gives them a batch at a time)."""
-    async with aclosing(service.stream(caller, after, seconds, as_is)) as batches:
+    """``Services.stream`` one event at a time (it gives them a batch at a time)."""
+    async with aclosing(service.records.stream(caller, after, seconds, as_is)) as batches:
         async for batch in batches:
             if batch is None:
                 yield None

@@ -51,7 +51,7 @@ from scopa.api.ratelimit import (
     RateLimits,
 )
 from scopa.service.limits import Counts, Slots
-from scopa.service.matches import MatchService
+from scopa.service.services import Services
 
 # Bodies here are a few hundred bytes; a create with explicit decks a few kilobytes.
 MAX_BODY_BYTES = 64 * 1024
@@ -190,7 +190,7 @@ def openapi_document(app: Litestar) -> dict[str, Any]:
 
 def create_app(
     settings: AppSettings,
-    service: MatchService,
+    service: Services,
     *,
     unavailable: tuple[type[BaseException], ...] = (),
     on_startup: Sequence[LifespanHook] = (),
@@ -263,7 +263,7 @@ def create_app(
         on_startup=list(on_startup),
         on_shutdown=[streams.settle, *on_shutdown],
         # For the server: a shutdown ends the streams before it waits on requests.
-        state=State({"close_streams": service.close_streams}),
+        state=State({"close_streams": service.records.close_streams}),
     )
     if settings.cors_origins:
         app.cors = Cors(settings.cors_origins)

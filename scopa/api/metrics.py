@@ -25,7 +25,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from scopa.api.errors import METRICS_TOKEN, ApiError
 from scopa.domain.ai import LEVELS
-from scopa.service.matches import MatchService
+from scopa.service.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -127,13 +127,13 @@ def hint_abandoned() -> None:
     HINTS_ABANDONED.inc()
 
 
-async def count_active(service: MatchService, unavailable: tuple[type[BaseException], ...]) -> None:
+async def count_active(service: Services, unavailable: tuple[type[BaseException], ...]) -> None:
     """Set the gauges counted in the store; NaN while it does not answer, as the figures
     are then unknown (the scrape still answers, with the other figures)."""
     try:
-        ACTIVE.set(await service.active_matches())
-        backlog = await service.ai_backlog()
-        AI_CAPACITY.set(await service.ai_capacity())
+        ACTIVE.set(await service.lobby.active_matches())
+        backlog = await service.ai_work.ai_backlog()
+        AI_CAPACITY.set(await service.ai_work.ai_capacity())
     except unavailable:
         log.warning("the store's figures not counted: the database does not answer")
         for gauge in (ACTIVE, QUEUE_READY, QUEUE_OLDEST, AI_CAPACITY):

@@ -26,7 +26,7 @@ from scopa.domain.rules import (
     HandSize,
     OnTimeout,
 )
-from scopa.service.matches import Setup
+from scopa.service.seating import Setup
 
 CARD_PATTERN = "^(A|[2-7]|J|Q|K)[CDHS]$"
 # Integers travel as signed 64-bit: beyond that a number is out of range (400).

@@ -11,7 +11,7 @@ from litestar import Litestar
 from scopa.api.app import create_app
 from scopa.infra.ai_runner import AiRunner
 from scopa.infra.settings import Settings
-from scopa.service.matches import MatchService
+from scopa.service.services import Services
 from tests.fakes import FakeCounts, FakeSlots, FakeStore, StoreDown
 from tests.support.in_process import InProcess, serve
 
@@ -22,14 +22,14 @@ def settings() -> Settings:
 
 
 @pytest.fixture
-def runner(service: MatchService) -> AiRunner:
+def runner(service: Services) -> AiRunner:
     runner = AiRunner(poll_seconds=0.2)
-    service.on_change = runner.kick
+    service.changes.on_change = runner.kick
     return runner
 
 
 @pytest.fixture
-def app(settings: Settings, service: MatchService) -> Litestar:
+def app(settings: Settings, service: Services) -> Litestar:
     return create_app(
         settings, service, unavailable=(StoreDown,), counts=FakeCounts(), slots=FakeSlots()
     )
@@ -37,12 +37,12 @@ def app(settings: Settings, service: MatchService) -> Litestar:
 
 @pytest.fixture
 async def client(
-    app: Litestar, runner: AiRunner, service: MatchService, store: FakeStore
+    app: Litestar, runner: AiRunner, service: Services, store: FakeStore
 ) -> AsyncIterator[httpx.AsyncClient]:
     """A client on the test's own event loop, so requests can overlap (Litestar's test
     client runs the app in a portal thread, one request at a time). The AI runner is
     started here, as the composition root's start-up hook does."""
-    await runner.start(service.play_ai_turn, store.claim_ai_turn)
+    await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

@@ -13,7 +13,7 @@ from scopa.domain.match import MatchState, Seat
 from scopa.domain.moves import Move
 from scopa.infra.ai_pool import PooledAi
 from scopa.infra.ai_runner import AiRunner
-from scopa.service.matches import Setup
+from scopa.service.seating import Setup
 from tests.api.support import DECK, Client, bearer, create, tokens
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 from tests.support.eventually import eventually
@@ -92,10 +92,10 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
         decks=(tuple(parse_card(c) for c in DECK),),
         first_dealer=0,
     )
-    created = await before.create(setup, None, "fp")
+    created = await before.seating.create(setup, None, "fp")
     runner = AiRunner(poll_seconds=60)
     service = fake_service(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
-    await runner.start(service.play_ai_turn, store.claim_ai_turn)
+    await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
     try:
         await eventually(lambda: store.records[created.match.id].state.version > 0, seconds=2)
     finally:
@@ -105,10 +105,10 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
 async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus) -> None:
     service = fake_service(store, bus, ai=FirstMoveAi())
     setup = Setup(seats=(Seat("ai", "easy"), Seat("ai", "easy")), rules={"target": 1})
-    created = await service.create(setup, None, "fp")
+    created = await service.seating.create(setup, None, "fp")
     store.down = True
     runner = AiRunner(poll_seconds=0.05)
-    await runner.start(service.play_ai_turn, store.claim_ai_turn)
+    await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
     try:
         await asyncio.sleep(0.2)  # the outage: some four sweeps fail in it
         store.down = False
@@ -129,9 +129,9 @@ async def test_a_failing_ai_still_moves(
 ) -> None:
     service = fake_service(store, bus, ai=BrokenAi())
     setup = Setup(seats=(Seat("ai", "easy"), Seat("human")), first_dealer=1)
-    created = await service.create(setup, None, "fp")
+    created = await service.seating.create(setup, None, "fp")
     with caplog.at_level(logging.ERROR):
-        await service.advance_ai(created.match.id)
+        await service.ai_work.advance_ai(created.match.id)
     assert store.records[created.match.id].state.version == 1
     assert "the search blew up" in caplog.text
 
@@ -143,8 +143,8 @@ async def test_the_real_ai_in_worker_processes(store: FakeStore, bus: FakeBus) -
         setup = Setup(
             seats=(Seat("ai", "expert"), Seat("ai", "medium")), rules={"target": 1}, seed=5
         )
-        created = await service.create(setup, None, "fp")
-        await asyncio.wait_for(service.advance_ai(created.match.id), 60)
+        created = await service.seating.create(setup, None, "fp")
+        await asyncio.wait_for(service.ai_work.advance_ai(created.match.id), 60)
         assert store.records[created.match.id].state.status == "finished"
     finally:
         await ai.close()

@@ -10,13 +10,13 @@ import pytest
 from prometheus_client import REGISTRY
 
 from scopa.api.metrics import GameMetrics
-from scopa.service.matches import MatchService
+from scopa.service.services import Services
 from tests.api.support import Client, bearer, create, play_out, tokens
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 
 
 @pytest.fixture
-def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> MatchService:
+def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> Services:
     return fake_service(store, bus, ai=ai, observer=GameMetrics())  # type: ignore[no-any-return]
 
 

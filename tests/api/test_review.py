@@ -28,7 +28,7 @@ async def review(client: Client, match_id: str, seat: Any, method: str = "GET") 
 
 
 def ai_of(stored: InProcess) -> FirstMoveAi:
-    ai = stored.service.ai
+    ai = stored.service.ai_work.ai
     assert isinstance(ai, FirstMoveAi)
     return ai
 

@@ -6,7 +6,7 @@ import pytest
 
 from scopa.domain.ai import LEVELS
 from scopa.infra.ai_pool import PooledAi
-from scopa.service.matches import MatchService
+from scopa.service.services import Services
 from tests.api.support import Client, bearer, create, play_out, problem_type, tokens
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}
@@ -119,10 +119,10 @@ async def test_hint_errors_in_order(client: Client) -> None:
 
 @pytest.mark.parametrize("level", LEVELS)
 async def test_hint_from_the_real_ai_in_a_thread(
-    client: Client, service: MatchService, level: str
+    client: Client, service: Services, level: str
 ) -> None:
     ai = PooledAi(0, budget_ms=20)
-    service.ai = ai
+    service.ai_work.ai = ai
     try:
         created = await create(client)
         match_id, seat = created["match"]["id"], tokens(created)

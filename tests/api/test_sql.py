@@ -15,7 +15,8 @@ from scopa.domain.match import Seat
 from scopa.infra.db import make_engine
 from scopa.infra.notify import LocalEventBus
 from scopa.infra.repositories import SqlMatchStore
-from scopa.service.matches import MatchService, Setup
+from scopa.service.seating import Setup
+from scopa.service.services import build_services
 from tests.api.support import (
     DECK,
     FIXED_MATCH,
@@ -192,13 +193,13 @@ async def test_a_restarted_server_plays_pending_ai_turns_within_2_s(database_url
     engine = make_engine(database_url)
     try:
         store = SqlMatchStore(engine)
-        dead = MatchService(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
+        dead = build_services(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
         setup = Setup(
             seats=(Seat("human"), Seat("ai", "hard")),
             decks=(tuple(parse_card(c) for c in DECK),),
             first_dealer=0,
         )
-        created = await dead.create(setup, None, "fp")
+        created = await dead.seating.create(setup, None, "fp")
     finally:
         await engine.dispose()
     async with serving(database_url, ai_workers=1) as client:

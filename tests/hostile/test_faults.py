@@ -24,8 +24,9 @@ import pytest
 
 from scopa.domain.match import Seat
 from scopa.service.idempotency import Claim
-from scopa.service.matches import MatchService, Setup
 from scopa.service.ports import Idempotency
+from scopa.service.seating import Setup
+from scopa.service.services import build_services
 from tests.fakes import FakeBus, FakeKeys, FakeStore, StoreDown, fake_service
 from tests.support.audit import audit
 from tests.support.driver import Journal, Player, client
@@ -207,23 +208,23 @@ class PublishHangs(FakeBus):
 
 async def test_a_failed_request_does_not_wait_to_release_its_key() -> None:
     store = FailsToCreate()
-    service = MatchService(store, FakeBus(), reads=store.reads, keys=ReleaseHangs(store))
+    service = build_services(store, FakeBus(), reads=store.reads, keys=ReleaseHangs(store))
     setup = Setup(seats=(Seat("human"), Seat("human")))
     started = time.monotonic()
     with pytest.raises(StoreDown):
         # Liveness bound: the release may take 1 s, not the hour the store would.
         async with asyncio.timeout(5):
-            await service.create(setup, "key", "fingerprint")
+            await service.seating.create(setup, "key", "fingerprint")
     assert time.monotonic() - started < 3
 
 
 async def test_a_stored_change_does_not_wait_to_be_announced() -> None:
     store = FakeStore()
     service = fake_service(store, PublishHangs())
-    created = await service.create(Setup(seats=(Seat("human"), Seat("open"))), None, "")
+    created = await service.seating.create(Setup(seats=(Seat("human"), Seat("open"))), None, "")
     started = time.monotonic()
     async with asyncio.timeout(5):
-        joined = await service.join(created.match.id, 1, None, "")
+        joined = await service.seating.join(created.match.id, 1, None, "")
     assert time.monotonic() - started < 3
     assert joined.seat == 1
     assert store.records[created.match.id].state.status == "active"
@@ -247,10 +248,10 @@ async def test_a_key_left_claimed_by_an_outage_is_let_go_once_the_database_is_ba
     setup = Setup(seats=(Seat("human"), Seat("human")))
     held = ("create", Claim("create", "key", "").stored.key)
     with pytest.raises(StoreDown):
-        await service.create(setup, "key", "fingerprint")
+        await service.seating.create(setup, "key", "fingerprint")
     assert held in store.keys.claims  # the release failed too
     store.down = False
     # Liveness bound: the key is retried every second.
     await eventually(lambda: held not in store.keys.claims, seconds=5)
-    created = await service.create(setup, "key", "fingerprint")
+    created = await service.seating.create(setup, "key", "fingerprint")
     assert store.records[created.match.id].state.status == "active"

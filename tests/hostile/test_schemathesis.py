@@ -42,7 +42,7 @@ from scopa.infra.repositories import SqlMatchStore
 from scopa.infra.settings import Settings
 from scopa.service.feed import MAX_EVENTS
 from scopa.service.ids import token_hash
-from scopa.service.matches import MatchService
+from scopa.service.services import build_services
 from tests.fakes import FirstMoveAi
 
 if TYPE_CHECKING:
@@ -113,12 +113,12 @@ def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> I
     database = make_engine(f"sqlite+aiosqlite:///{path}")
     store = SqlMatchStore(database)
     runner = AiRunner(poll_seconds=0.2)
-    service = MatchService(
+    service = build_services(
         store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi(), on_change=runner.kick
     )
 
     async def start() -> None:
-        await runner.start(service.play_ai_turn, store.claim_ai_turn)
+        await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
 
     async def stop() -> None:
         await runner.stop()

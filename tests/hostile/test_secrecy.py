@@ -474,7 +474,7 @@ async def test_a_match_that_ends_early_shows_no_hidden_card(
             await _end_by_request(table, ending, rng)
         while (await table.truth()).status == "active":
             clock.now += 5
-            await api.service.enforce(table.match_id)
+            await api.service.moments.enforce(table.match_id)
             await table.check_everyone()
         await table.check_streams()
         state = await table.truth()

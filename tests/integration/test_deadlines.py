@@ -18,7 +18,8 @@ from scopa.infra.db import make_engine
 from scopa.infra.deadline_runner import DeadlineRunner
 from scopa.infra.notify import LocalEventBus
 from scopa.infra.repositories import SqlMatchStore
-from scopa.service.matches import MatchService, Setup
+from scopa.service.seating import Setup
+from scopa.service.services import Services, build_services
 from tests.api.support import DECK
 from tests.fakes import FirstMoveAi
 from tests.support.eventually import eventually
@@ -46,7 +47,7 @@ class PausingAi(FirstMoveAi):
 
 
 @pytest.fixture
-async def services(database_url: str) -> AsyncIterator[tuple[MatchService, MatchService, Clock]]:
+async def services(database_url: str) -> AsyncIterator[tuple[Services, Services, Clock]]:
     clock = Clock()
     async with AsyncExitStack() as stack:
         made = []
@@ -55,7 +56,7 @@ async def services(database_url: str) -> AsyncIterator[tuple[MatchService, Match
             stack.push_async_callback(engine.dispose)
             store = SqlMatchStore(engine, clock=clock)
             made.append(
-                MatchService(
+                build_services(
                     store, LocalEventBus(), reads=store, keys=store, ai=PausingAi(), clock=clock
                 )
             )
@@ -71,44 +72,44 @@ def clocked(on_timeout: str) -> Setup:
     )
 
 
-async def logs(service: MatchService, ids: list[str]) -> dict[str, list[Any]]:
-    return {i: await service.reads.events(i, 0, 500) for i in ids}
+async def logs(service: Services, ids: list[str]) -> dict[str, list[Any]]:
+    return {i: await service.records.reads.events(i, 0, 500) for i in ids}
 
 
 async def test_two_enforcers_on_one_deadline_make_one_change(
-    services: tuple[MatchService, MatchService, Clock],
+    services: tuple[Services, Services, Clock],
 ) -> None:
     here, there, clock = services
-    autoplay = (await here.create(clocked("autoplay"), None, "fp")).match.id
-    forfeit = (await here.create(clocked("forfeit"), None, "fp")).match.id
+    autoplay = (await here.seating.create(clocked("autoplay"), None, "fp")).match.id
+    forfeit = (await here.seating.create(clocked("forfeit"), None, "fp")).match.id
     clock.now += 5
     for match_id in (autoplay, forfeit):
-        await asyncio.gather(here.enforce(match_id), there.enforce(match_id))
+        await asyncio.gather(here.moments.enforce(match_id), there.moments.enforce(match_id))
     found = await logs(here, [autoplay, forfeit])
     assert [type(e).__name__ for e in found[autoplay]] == ["DealStarted", "CardPlayed"]
     assert found[autoplay][-1].auto
     assert [type(e).__name__ for e in found[forfeit]] == ["DealStarted", "MatchFinished"]
     for match_id in (autoplay, forfeit):
-        record = await here.load(match_id)
+        record = await here.callers.load(match_id)
         assert record.state.version == 1
 
 
 async def test_two_runners_share_the_moments_of_many_matches(
-    services: tuple[MatchService, MatchService, Clock],
+    services: tuple[Services, Services, Clock],
 ) -> None:
     here, there, clock = services
     ids = [
-        (await here.create(clocked(("autoplay", "forfeit")[i % 2]), None, "fp")).match.id
+        (await here.seating.create(clocked(("autoplay", "forfeit")[i % 2]), None, "fp")).match.id
         for i in range(MATCHES)
     ]
     runners = [DeadlineRunner(poll_seconds=0.01), DeadlineRunner(poll_seconds=0.01)]
-    await runners[0].start(here.enforce, here.due)
-    await runners[1].start(there.enforce, there.due)
+    await runners[0].start(here.moments.enforce, here.moments.due)
+    await runners[1].start(there.moments.enforce, there.moments.due)
     try:
         clock.now += 5
 
         async def none_due() -> bool:
-            return not await here.due(100)
+            return not await here.moments.due(100)
 
         await eventually(none_due, seconds=5)
         # A fixed wait, for what must not happen: a second change of a match, still in
@@ -121,7 +122,7 @@ async def test_two_runners_share_the_moments_of_many_matches(
         changes = [e for e in log if isinstance(e, CardPlayed | MatchFinished)]
         assert len(changes) == 1, (match_id, changes)
         assert [e.seq for e in log] == [1, 2]
-        record = await here.load(match_id)
+        record = await here.callers.load(match_id)
         assert record.state.version == 1
         assert record.due_at == (None if record.state.status == "finished" else clock.now + 5)
 

@@ -26,8 +26,8 @@ from scopa.infra.notify import LocalEventBus
 from scopa.infra.repositories import SqlMatchStore
 from scopa.service.idempotency import Claim
 from scopa.service.ids import token_hash
-from scopa.service.matches import MatchService
 from scopa.service.ports import IdempotencyConflict
+from scopa.service.services import build_services
 from tests.fakes import FirstMoveAi
 from tests.support.audit import audit
 from tests.support.eventually import eventually
@@ -248,19 +248,21 @@ async def test_matches_stored_before_0003_upgrade_and_play_to_the_end(empty_url:
     engine = make_engine(empty_url)
     try:
         store = SqlMatchStore(engine)
-        service = MatchService(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
-        joined = await service.join(waiting, 1, None, "fp")
+        service = build_services(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
+        joined = await service.seating.join(waiting, 1, None, "fp")
         old[waiting][1] = joined.token
         for match_id, tokens in old.items():
             while True:
-                await service.advance_ai(match_id)
-                record = await service.load(match_id)
+                await service.ai_work.advance_ai(match_id)
+                record = await service.callers.load(match_id)
                 state = record.state
                 if state.status == "finished":
                     break
-                caller = await service.caller(match_id, tokens[state.turn or 0], required=True)
+                caller = await service.callers.caller(
+                    match_id, tokens[state.turn or 0], required=True
+                )
                 move = legal_moves(state)[0]
-                await service.play(caller, move.card, move.capture, None, None, "fp")
+                await service.play.play(caller, move.card, move.capture, None, None, "fp")
             assert (state.end_reason, state.timeouts) == ("score", ())
             assert state.rules.turn_seconds is None
             assert record.due_at is None

@@ -9,7 +9,9 @@ from scopa.contract.events import EventView
 from scopa.domain.cards import parse_card
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import Seat, legal_moves
-from scopa.service.matches import Caller, MatchService, Setup
+from scopa.service.callers import Caller
+from scopa.service.seating import Setup
+from scopa.service.services import Services
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service, followed
 
@@ -30,20 +32,20 @@ class CountingReads(FakeReads):
         return await super().events(match_id, after, limit)
 
 
-async def play_first_legal(service: MatchService, match_id: str, token: str) -> None:
-    caller = await service.caller(match_id, token, required=True)
+async def play_first_legal(service: Services, match_id: str, token: str) -> None:
+    caller = await service.callers.caller(match_id, token, required=True)
     move = legal_moves(caller.record.state)[0]
-    await service.play(caller, move.card, move.capture, None, None, "")
+    await service.play.play(caller, move.card, move.capture, None, None, "")
 
 
 async def test_a_hundred_streams_share_one_read_per_change() -> None:
     store = FakeStore()
     reads = store.reads = CountingReads(store)
     service = fake_service(store, FakeBus())
-    created = await service.create(FIXED, None, "fp")
+    created = await service.seating.create(FIXED, None, "fp")
     match_id = created.match.id
     token = {t.seat: t.token for t in created.tokens}
-    spectator = await service.caller(match_id, None)
+    spectator = await service.callers.caller(match_id, None)
     seen: list[list[int]] = [[] for _ in range(100)]
 
     async def follow(i: int) -> None:
@@ -62,51 +64,51 @@ async def test_a_hundred_streams_share_one_read_per_change() -> None:
     assert all(s == [1, 2, 3] for s in seen)
     # Two changes: at most one read each, plus one that found a change already read.
     assert reads.event_reads <= 4
-    assert service.feed.following(match_id) == 0
+    assert service.records.feed.following(match_id) == 0
 
 
 async def test_a_follower_far_behind_reads_for_itself_and_misses_nothing() -> None:
     store = FakeStore()
     service = fake_service(store, FakeBus())
-    created = await service.create(FIXED, None, "fp")
+    created = await service.seating.create(FIXED, None, "fp")
     match_id = created.match.id
     token = {t.seat: t.token for t in created.tokens}
     for seat in (1, 0, 1):
         await play_first_legal(service, match_id, token[seat])
-    spectator = await service.caller(match_id, None)
-    page = await service.events(spectator, 2, 0)
+    spectator = await service.callers.caller(match_id, None)
+    page = await service.records.events(spectator, 2, 0)
     assert [e.seq for e in page.events] == [3, 4]
     assert page.last_seq == 4
-    earlier = await service.events(spectator, 0, 0)
+    earlier = await service.records.events(spectator, 0, 0)
     assert [e.seq for e in earlier.events] == [1, 2, 3, 4]
 
 
 async def test_a_failed_shared_read_reaches_every_follower_and_the_next_read_retries() -> None:
     store = FakeStore()
     service = fake_service(store, FakeBus())
-    created = await service.create(FIXED, None, "fp")
-    spectator = await service.caller(created.match.id, None)
+    created = await service.seating.create(FIXED, None, "fp")
+    spectator = await service.callers.caller(created.match.id, None)
     store.down = True
-    pages = [service.events(spectator, 0, 0) for _ in range(5)]
+    pages = [service.records.events(spectator, 0, 0) for _ in range(5)]
     results = await asyncio.gather(*pages, return_exceptions=True)
     assert all(isinstance(r, Exception) for r in results)
     store.down = False
-    page = await service.events(spectator, 0, 0)
+    page = await service.records.events(spectator, 0, 0)
     assert [e.seq for e in page.events] == [1]
 
 
 async def test_closing_ends_streams_and_long_polls_at_once() -> None:
     service = fake_service(FakeStore(), FakeBus())
-    created = await service.create(FIXED, None, "fp")
-    spectator = await service.caller(created.match.id, None)
+    created = await service.seating.create(FIXED, None, "fp")
+    spectator = await service.callers.caller(created.match.id, None)
 
     async def follow() -> list[int]:
         return [e.seq async for e in followed(service, spectator, 0, 60.0) if e is not None]
 
     stream = asyncio.create_task(follow())
-    poll = asyncio.create_task(service.events(spectator, 1, 30))
+    poll = asyncio.create_task(service.records.events(spectator, 1, 30))
     await asyncio.sleep(0.1)
-    service.close_streams()
+    service.records.close_streams()
     # Liveness bound: without the close, both would hold for 30 s and more.
     assert await asyncio.wait_for(stream, 2) == [1]
     assert (await asyncio.wait_for(poll, 2)).events == ()
@@ -115,11 +117,11 @@ async def test_closing_ends_streams_and_long_polls_at_once() -> None:
 
 async def test_each_event_is_rendered_once_for_each_kind_of_viewer_and_players_hear_first() -> None:
     service = fake_service(FakeStore(), FakeBus())
-    created = await service.create(FIXED, None, "fp")
+    created = await service.seating.create(FIXED, None, "fp")
     match_id = created.match.id
     token = {t.seat: t.token for t in created.tokens}
-    spectator = await service.caller(match_id, None)
-    player = await service.caller(match_id, token[0])
+    spectator = await service.callers.caller(match_id, None)
+    player = await service.callers.caller(match_id, token[0])
     renders: Counter[int] = Counter()
     heard: list[str] = []  # who got seq 2, in the order they got it
 
@@ -129,7 +131,7 @@ async def test_each_event_is_rendered_once_for_each_kind_of_viewer_and_players_h
 
     async def follow(caller: Caller, who: str) -> list[int]:
         seqs: list[int] = []
-        async for batch in service.stream(caller, 0, 5.0, render):
+        async for batch in service.records.stream(caller, 0, 5.0, render):
             seqs += batch or []
             if 2 in (batch or []):
                 heard.append(who)

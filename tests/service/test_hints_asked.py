@@ -12,8 +12,10 @@ from scopa.domain.cards import parse_card
 from scopa.domain.errors import InvalidSetup
 from scopa.domain.match import MatchState, Seat
 from scopa.domain.moves import Move
+from scopa.service.callers import Caller
 from scopa.service.errors import AiUnavailable, UnknownLevel
-from scopa.service.matches import Caller, MatchService, Setup
+from scopa.service.seating import Setup
+from scopa.service.services import Services
 from tests.api.support import DECK
 from tests.fakes import FakeStore, fake_service
 
@@ -70,11 +72,11 @@ class Ticking:
         return self.now
 
 
-async def on_turn(service: MatchService) -> Caller:
-    created = await service.create(FIXED, None, "fp")
-    state = (await service.caller(created.match.id, created.tokens[0].token)).record.state
+async def on_turn(service: Services) -> Caller:
+    created = await service.seating.create(FIXED, None, "fp")
+    state = (await service.callers.caller(created.match.id, created.tokens[0].token)).record.state
     token = {t.seat: t.token for t in created.tokens}[state.turn or 0]
-    return await service.caller(created.match.id, token)
+    return await service.callers.caller(created.match.id, token)
 
 
 async def test_the_worker_s_move_is_the_hint_and_its_request_is_forgotten() -> None:
@@ -82,7 +84,7 @@ async def test_the_worker_s_move_is_the_hint_and_its_request_is_forgotten() -> N
     queue = FakeHints(answer=(move, "lays it"))
     service = fake_service(hint_queue=queue)
     caller = await on_turn(service)
-    hint = await service.hint(caller, "expert")
+    hint = await service.ai_work.hint(caller, "expert")
     assert (hint.card, hint.capture, hint.reason, hint.level) == ("5S", (), "lays it", "expert")
     ((match_id, state, seat, level),) = queue.asked.values()
     assert (match_id, state, seat, level) == (
@@ -93,14 +95,14 @@ async def test_the_worker_s_move_is_the_hint_and_its_request_is_forgotten() -> N
     )
     assert queue.dropped == list(queue.asked)
     with pytest.raises(UnknownLevel):
-        await service.hint(caller, "grandmaster")
+        await service.ai_work.hint(caller, "grandmaster")
 
 
 async def test_a_hint_whose_client_went_away_is_forgotten_at_once() -> None:
     queue = FakeHints()  # no worker answers
     service = fake_service(hint_queue=queue)
     caller = await on_turn(service)
-    asking = asyncio.ensure_future(service.hint(caller, "hard"))
+    asking = asyncio.ensure_future(service.ai_work.hint(caller, "hard"))
     await queue.heard.wait()
     asking.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -113,7 +115,7 @@ async def test_no_worker_ends_the_hint_and_forgets_it() -> None:
     service = fake_service(FakeStore(ai_capacity=0), hint_queue=queue, monotonic=Ticking())
     caller = await on_turn(service)
     with pytest.raises(AiUnavailable):
-        await service.hint(caller, "hard")
+        await service.ai_work.hint(caller, "hard")
     assert queue.dropped == list(queue.asked)
 
 
@@ -121,7 +123,7 @@ async def test_ai_seats_are_taken_where_only_the_workers_play_them() -> None:
     """An API process without AI of its own still seats AI players: the workers play them."""
     service = fake_service(hint_queue=FakeHints())
     setup = Setup(seats=(Seat("human"), Seat("ai", "expert")))
-    created = await service.create(setup, None, "fp")
+    created = await service.seating.create(setup, None, "fp")
     assert created.match.seats[1].kind == "ai"
     with pytest.raises(InvalidSetup, match="no AI players"):
-        await fake_service().create(setup, None, "fp")  # no AI anywhere
+        await fake_service().seating.create(setup, None, "fp")  # no AI anywhere

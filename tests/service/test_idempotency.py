@@ -10,8 +10,9 @@ from cryptography.exceptions import InvalidTag
 from scopa.domain.match import Seat
 from scopa.service.errors import IdempotencyKeyReused
 from scopa.service.idempotency import Claim
-from scopa.service.matches import MatchService, Setup
 from scopa.service.ports import StoredAnswer
+from scopa.service.seating import Setup
+from scopa.service.services import Services
 from tests.fakes import FakeStore
 
 KEY = "8b1f0c52-3c2e-4be1-9a52-6f7c0e0d9d11"
@@ -23,10 +24,10 @@ def stored_answers(store: FakeStore) -> list[StoredAnswer]:
 
 
 async def test_the_store_holds_neither_the_key_nor_a_token(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
-    created = await service.create(SETUP, KEY, "fp")
-    joined = await service.join(created.match.id, 1, KEY, "fp")
+    created = await service.seating.create(SETUP, KEY, "fp")
+    joined = await service.seating.join(created.match.id, 1, KEY, "fp")
     secrets = [KEY, *(t.token for t in created.tokens), joined.token]
 
     held = [repr(entry) for entry in store.keys.claims.items()]
@@ -36,31 +37,31 @@ async def test_the_store_holds_neither_the_key_nor_a_token(
 
 
 async def test_the_key_and_an_equal_body_get_the_first_answer(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
-    created = await service.create(SETUP, KEY, "fp")
+    created = await service.seating.create(SETUP, KEY, "fp")
 
-    assert await service.create(SETUP, KEY, "fp") == created
+    assert await service.seating.create(SETUP, KEY, "fp") == created
     assert len(store.records) == 1
     (answer,) = stored_answers(store)
     opened = Claim("create", KEY, "fp").open(answer.body)
     assert opened == msgspec.json.encode(created)
 
 
-async def test_another_key_gets_a_match_of_its_own(service: MatchService, store: FakeStore) -> None:
-    created = await service.create(SETUP, KEY, "fp")
-    other = await service.create(SETUP, KEY[:-1] + "2", "fp")
+async def test_another_key_gets_a_match_of_its_own(service: Services, store: FakeStore) -> None:
+    created = await service.seating.create(SETUP, KEY, "fp")
+    other = await service.seating.create(SETUP, KEY[:-1] + "2", "fp")
 
     assert other.match.id != created.match.id
     assert {t.token for t in other.tokens}.isdisjoint(t.token for t in created.tokens)
     assert len(store.records) == 2
 
 
-async def test_the_key_with_another_body_is_refused(service: MatchService) -> None:
-    await service.create(SETUP, KEY, "fp")
+async def test_the_key_with_another_body_is_refused(service: Services) -> None:
+    await service.seating.create(SETUP, KEY, "fp")
 
     with pytest.raises(IdempotencyKeyReused):
-        await service.create(SETUP, KEY, "another fp")
+        await service.seating.create(SETUP, KEY, "another fp")
 
 
 def test_what_the_store_is_told_depends_on_the_key_and_the_scope() -> None:

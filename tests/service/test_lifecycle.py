@@ -15,7 +15,8 @@ from scopa.domain.match import MatchState, Seat, legal_moves
 from scopa.domain.moves import Move
 from scopa.service.errors import IdempotencyKeyReused, StaleVersion
 from scopa.service.lifecycle import Lifecycle
-from scopa.service.matches import MatchService, Setup
+from scopa.service.seating import Setup
+from scopa.service.services import Services
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 
@@ -57,7 +58,7 @@ def ai() -> LevelsAi:
 
 
 @pytest.fixture
-def service(store: FakeStore, bus: FakeBus, ai: LevelsAi, clock: Clock) -> MatchService:
+def service(store: FakeStore, bus: FakeBus, ai: LevelsAi, clock: Clock) -> Services:
     lifecycle = Lifecycle(waiting_ttl=WAIT, idle_ttl=IDLE)
     return fake_service(store, bus, ai=ai, clock=clock, lifecycle=lifecycle)  # type: ignore[no-any-return]
 
@@ -73,15 +74,15 @@ def setup(*seats: Seat, **rules: Any) -> Setup:
     )
 
 
-async def new(service: MatchService, *seats: Seat, **rules: Any) -> tuple[str, dict[int, str]]:
-    created = await service.create(setup(*seats, **rules), None, "fp")
+async def new(service: Services, *seats: Seat, **rules: Any) -> tuple[str, dict[int, str]]:
+    created = await service.seating.create(setup(*seats, **rules), None, "fp")
     return created.match.id, {t.seat: t.token for t in created.tokens}
 
 
-async def first_legal(service: MatchService, match_id: str, token: str) -> Any:
-    caller = await service.caller(match_id, token, required=True)
+async def first_legal(service: Services, match_id: str, token: str) -> Any:
+    caller = await service.callers.caller(match_id, token, required=True)
     move = legal_moves(caller.record.state)[0]
-    return await service.play(caller, move.card, move.capture, None, None, "fp")
+    return await service.play.play(caller, move.card, move.capture, None, None, "fp")
 
 
 def finished(store: FakeStore, match_id: str) -> MatchFinished:
@@ -91,7 +92,7 @@ def finished(store: FakeStore, match_id: str) -> MatchFinished:
 
 
 async def test_each_change_stores_the_next_moment(
-    service: MatchService, store: FakeStore, clock: Clock
+    service: Services, store: FakeStore, clock: Clock
 ) -> None:
     waiting, _ = await new(service, Seat("human"), Seat("open"))
     unclocked, _ = await new(service)
@@ -104,83 +105,83 @@ async def test_each_change_stores_the_next_moment(
     view = await first_legal(service, clocked, seats[1])
     assert store.records[clocked].due_at == T0 + 7 + 30  # seat 0's turn, a full clock
     assert view.turn_deadline == "2027-01-15T08:00:37.000Z"
-    joined = await service.join(waiting, 1, None, "fp")
+    joined = await service.seating.join(waiting, 1, None, "fp")
     assert store.records[waiting].due_at == T0 + 7 + IDLE  # active now: a human's turn
     assert joined.seat == 1
 
 
 async def test_a_waiting_match_expires_and_leaves_the_lobby(
-    service: MatchService, store: FakeStore, clock: Clock
+    service: Services, store: FakeStore, clock: Clock
 ) -> None:
     match_id, _ = await new(service, Seat("human"), Seat("open"))
     clock.now += WAIT - 1
-    assert await service.due(10) == []
-    await service.enforce(match_id)
+    assert await service.moments.due(10) == []
+    await service.moments.enforce(match_id)
     assert store.records[match_id].state.status == "waiting"
 
     clock.now += 1
-    assert await service.due(10) == [match_id]
-    await service.enforce(match_id)
+    assert await service.moments.due(10) == [match_id]
+    await service.moments.enforce(match_id)
     state = store.records[match_id].state
     assert (state.status, state.end_reason, state.winner, state.version) == (
         "finished", "expired", None, 1,
     )  # fmt: skip
     assert finished(store, match_id).reason == "expired"
     assert store.records[match_id].due_at is None
-    assert await service.due(10) == []
-    assert (await service.lobby(10, None)).matches == ()
+    assert await service.moments.due(10) == []
+    assert (await service.lobby.lobby(10, None)).matches == ()
     with pytest.raises(SeatNotOpen):
-        await service.join(match_id, 1, None, "fp")
+        await service.seating.join(match_id, 1, None, "fp")
 
 
 async def test_a_join_after_the_wait_ran_out_meets_the_expiry(
-    service: MatchService, store: FakeStore, clock: Clock
+    service: Services, store: FakeStore, clock: Clock
 ) -> None:
     """Nobody enforced it yet (the runner is up to 2 s late): the join does it first."""
     match_id, _ = await new(service, Seat("human"), Seat("open"))
     clock.now += WAIT
     with pytest.raises(SeatNotOpen):
-        await service.join(match_id, 1, None, "fp")
+        await service.seating.join(match_id, 1, None, "fp")
     assert store.records[match_id].state.end_reason == "expired"
 
 
 async def test_an_idle_human_turn_without_a_clock_is_abandoned(
-    service: MatchService, store: FakeStore, clock: Clock
+    service: Services, store: FakeStore, clock: Clock
 ) -> None:
     match_id, seats = await new(service)
     clock.now += IDLE / 2
     await first_legal(service, match_id, seats[1])
     clock.now += IDLE - 1  # idle since the move, not since the start
-    await service.enforce(match_id)
+    await service.moments.enforce(match_id)
     assert store.records[match_id].state.status == "active"
     clock.now += 1
-    await service.enforce(match_id)
+    await service.moments.enforce(match_id)
     state = store.records[match_id].state
     assert (state.end_reason, state.winner) == ("abandoned", None)
     assert finished(store, match_id).reason == "abandoned"
 
 
 async def test_forfeit_in_four_players_loses_the_seats_team(
-    service: MatchService, store: FakeStore, clock: Clock
+    service: Services, store: FakeStore, clock: Clock
 ) -> None:
     match_id, _ = await new(service, *(Seat("human"),) * 4, turn_seconds=5, on_timeout="forfeit")
     turn = store.records[match_id].state.turn
     assert turn is not None
     clock.now += 5
-    await service.enforce(match_id)
+    await service.moments.enforce(match_id)
     state = store.records[match_id].state
     assert (state.end_reason, state.winner) == ("timeout", 1 - turn % 2)
     assert [type(e) for e in store.log[match_id][-1:]] == [MatchFinished]
 
 
 async def test_autoplay_three_times_in_a_row_then_timeout(
-    service: MatchService, store: FakeStore, clock: Clock, ai: LevelsAi
+    service: Services, store: FakeStore, clock: Clock, ai: LevelsAi
 ) -> None:
     match_id, seats = await new(service, turn_seconds=5)
     for _ in range(3):
         clock.now += 5
-        assert await service.due(10) == [match_id]
-        await service.enforce(match_id)  # seat 1's time runs out
+        assert await service.moments.due(10) == [match_id]
+        await service.moments.enforce(match_id)  # seat 1's time runs out
         if store.records[match_id].state.status == "active":
             await first_legal(service, match_id, seats[0])  # seat 0 plays in time
     plays = [e for e in store.log[match_id] if isinstance(e, CardPlayed)]
@@ -194,36 +195,36 @@ async def test_autoplay_three_times_in_a_row_then_timeout(
 
 
 async def test_a_move_after_its_deadline_meets_the_timeout(
-    service: MatchService, store: FakeStore, clock: Clock
+    service: Services, store: FakeStore, clock: Clock
 ) -> None:
     match_id, seats = await new(service, turn_seconds=5)
     clock.now += 5.001
-    caller = await service.caller(match_id, seats[1], required=True)
+    caller = await service.callers.caller(match_id, seats[1], required=True)
     with pytest.raises(NotYourTurn):
-        await service.play(caller, parse_card("5S"), None, None, None, "fp")
+        await service.play.play(caller, parse_card("5S"), None, None, None, "fp")
     plays = [e for e in store.log[match_id] if isinstance(e, CardPlayed)]
     assert [(p.seat, p.auto) for p in plays] == [(1, True)]
 
     forfeit, others = await new(service, turn_seconds=5, on_timeout="forfeit")
     clock.now += 5
-    caller = await service.caller(forfeit, others[1], required=True)
+    caller = await service.callers.caller(forfeit, others[1], required=True)
     with pytest.raises(MatchNotActive):
-        await service.play(caller, parse_card("5S"), None, None, None, "fp")
+        await service.play.play(caller, parse_card("5S"), None, None, None, "fp")
     assert store.records[forfeit].state.end_reason == "timeout"
 
 
 async def test_a_deadline_long_past_is_acted_on_once_then_a_full_clock(
-    service: MatchService, store: FakeStore, clock: Clock
+    service: Services, store: FakeStore, clock: Clock
 ) -> None:
     """As after a restart: the deadline passed an hour ago, while nothing ran."""
     match_id, _ = await new(service, turn_seconds=5)
     clock.now += 3600
-    await service.enforce(match_id)
-    await service.enforce(match_id)
+    await service.moments.enforce(match_id)
+    await service.moments.enforce(match_id)
     plays = [e for e in store.log[match_id] if isinstance(e, CardPlayed)]
     assert [(p.seat, p.auto) for p in plays] == [(1, True)]
     assert store.records[match_id].due_at == clock.now + 5
-    assert await service.due(10) == []
+    assert await service.moments.due(10) == []
 
 
 async def test_an_ai_seat_after_an_autoplay_is_woken(
@@ -233,7 +234,7 @@ async def test_an_ai_seat_after_an_autoplay_is_woken(
     service = fake_service(store, bus, ai=ai, clock=clock, on_change=woken.append)
     match_id, _ = await new(service, Seat("ai", "easy"), Seat("human"), turn_seconds=5)
     clock.now += 5
-    await service.enforce(match_id)
+    await service.moments.enforce(match_id)
     assert woken == [match_id]
     assert store.records[match_id].due_at is None  # the AI's turn has no clock
 
@@ -246,7 +247,7 @@ async def test_two_processes_racing_on_one_deadline_make_one_autoplay(
     there = fake_service(store, bus, ai=LevelsAi(pause=0.01), clock=clock)
     match_id, _ = await new(here, turn_seconds=5)
     clock.now += 5
-    await asyncio.gather(here.enforce(match_id), there.enforce(match_id))
+    await asyncio.gather(here.moments.enforce(match_id), there.moments.enforce(match_id))
     plays = [e for e in store.log[match_id] if isinstance(e, CardPlayed)]
     assert len(plays) == 1
     assert store.records[match_id].state.version == 1
@@ -254,23 +255,23 @@ async def test_two_processes_racing_on_one_deadline_make_one_autoplay(
 
 
 async def test_resign_and_abort_check_the_rules_then_the_version(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
     match_id, seats = await new(service)
-    caller = await service.caller(match_id, seats[0], required=True)
+    caller = await service.callers.caller(match_id, seats[0], required=True)
     with pytest.raises(StaleVersion):
-        await service.abort(caller, 3, None, "abort")
+        await service.play.abort(caller, 3, None, "abort")
     await first_legal(service, match_id, seats[1])
-    caller = await service.caller(match_id, seats[0], required=True)
+    caller = await service.callers.caller(match_id, seats[0], required=True)
     with pytest.raises(CannotAbort):
-        await service.abort(caller, 3, None, "abort")  # refused before the version
-    view = await service.resign(caller, 1, "k", "resign")
+        await service.play.abort(caller, 3, None, "abort")  # refused before the version
+    view = await service.play.resign(caller, 1, "k", "resign")
     assert (view.status, view.end_reason, view.winner, view.you) == ("finished", "resigned", 1, 0)
-    again = await service.resign(caller, 1, "k", "resign")
+    again = await service.play.resign(caller, 1, "k", "resign")
     assert again == view
     with pytest.raises(IdempotencyKeyReused):
-        await service.abort(caller, None, "k", "abort")
-    caller = await service.caller(match_id, seats[1], required=True)
+        await service.play.abort(caller, None, "k", "abort")
+    caller = await service.callers.caller(match_id, seats[1], required=True)
     with pytest.raises(MatchNotActive):
-        await service.resign(caller, 7, None, "resign")
+        await service.play.resign(caller, 7, None, "resign")
     assert [type(e) for e in store.log[match_id]].count(MatchFinished) == 1

@@ -14,35 +14,36 @@ from scopa.domain.events import RematchOffered, SeatJoined
 from scopa.domain.match import MatchState, Seat, legal_moves
 from scopa.domain.moves import Move
 from scopa.service.errors import MatchNotFinished
-from scopa.service.matches import MatchService, Setup
+from scopa.service.seating import Setup
+from scopa.service.services import Services
 from tests.fakes import FakeStore, FirstMoveAi, fake_service
 
 TWO = Setup(seats=(Seat("human", name="Ada"), Seat("human", name="Bo")), rules={"target": 1})
 
 
-async def played_out(service: MatchService, setup: Setup = TWO) -> tuple[str, dict[int, str]]:
+async def played_out(service: Services, setup: Setup = TWO) -> tuple[str, dict[int, str]]:
     """A match of ``setup`` played to its end by first legal moves; its id and tokens."""
-    created = await service.create(setup, None, "fp")
+    created = await service.seating.create(setup, None, "fp")
     match_id = created.match.id
     tokens = {t.seat: t.token for t in created.tokens}
     while True:
-        state = (await service.load(match_id)).state
+        state = (await service.callers.load(match_id)).state
         if state.status != "active":
             return match_id, tokens
         if state.turn not in tokens:
-            await service.advance_ai(match_id)
+            await service.ai_work.advance_ai(match_id)
             continue
-        caller = await service.caller(match_id, tokens[state.turn])
+        caller = await service.callers.caller(match_id, tokens[state.turn])
         move = legal_moves(state)[0]
-        await service.play(caller, move.card, move.capture, None, None, "fp")
+        await service.play.play(caller, move.card, move.capture, None, None, "fp")
 
 
 async def test_a_rematch_is_made_by_one_seat_and_claimed_by_the_other(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
     old_id, old = await played_out(service)
     before = store.records[old_id].state
-    first = await service.rematch(await service.caller(old_id, old[0]), None, "fp")
+    first = await service.seating.rematch(await service.callers.caller(old_id, old[0]), None, "fp")
     assert first.created
     new_id = first.answer.match.id
     assert first.answer.seat == 0
@@ -56,47 +57,47 @@ async def test_a_rematch_is_made_by_one_seat_and_claimed_by_the_other(
     assert (after.version, after.rematch) == (before.version + 1, new_id)
     assert store.log[old_id][-1] == RematchOffered(seq=before.seq + 1, match_id=new_id)
     # The first seat's new token plays the new match.
-    assert (await service.caller(new_id, first.answer.token)).seat == 0
+    assert (await service.callers.caller(new_id, first.answer.token)).seat == 0
 
-    second = await service.rematch(await service.caller(old_id, old[1]), None, "fp")
+    second = await service.seating.rematch(await service.callers.caller(old_id, old[1]), None, "fp")
     assert not second.created
     assert (second.answer.match.id, second.answer.seat) == (new_id, 1)
     assert second.answer.match.status == "active"
     claimed = store.records[new_id].state
     assert claimed.seats[1] == Seat("human", name="Bo")
     assert store.log[new_id][0] == SeatJoined(seq=1, seat=1, name="Bo")
-    assert (await service.caller(new_id, second.answer.token)).seat == 1
+    assert (await service.callers.caller(new_id, second.answer.token)).seat == 1
 
     for token in old.values():  # both hold their seats now
         with pytest.raises(SeatNotOpen):
-            await service.rematch(await service.caller(old_id, token), None, "fp")
+            await service.seating.rematch(await service.callers.caller(old_id, token), None, "fp")
     assert store.records[old_id].state.version == before.version + 1
 
 
 async def test_a_reserved_seat_is_claimed_by_join_with_the_old_token_only(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
     old_id, old = await played_out(service)
     _, other = await played_out(service)
-    made = await service.rematch(await service.caller(old_id, old[0]), None, "fp")
+    made = await service.seating.rematch(await service.callers.caller(old_id, old[0]), None, "fp")
     new_id = made.answer.match.id
     for token in (None, "forged", made.answer.token, old[0], other[1]):
         with pytest.raises(SeatNotOpen):
-            await service.join(new_id, 1, None, "fp", token=token)
+            await service.seating.join(new_id, 1, None, "fp", token=token)
     assert store.records[new_id].state.version == 0
-    joined = await service.join(new_id, 1, None, "fp", name="Bob", token=old[1])
+    joined = await service.seating.join(new_id, 1, None, "fp", name="Bob", token=old[1])
     state = store.records[new_id].state
     assert (joined.seat, state.status, state.seats[1]) == (1, "active", Seat("human", name="Bob"))
 
 
 async def test_two_seats_asking_at_once_make_one_rematch(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
     old_id, old = await played_out(service)
     # Both read the old match before either stored anything.
-    zero, one = [await service.caller(old_id, old[s]) for s in (0, 1)]
-    first = await service.rematch(zero, None, "fp")
-    second = await service.rematch(one, None, "fp")
+    zero, one = [await service.callers.caller(old_id, old[s]) for s in (0, 1)]
+    first = await service.seating.rematch(zero, None, "fp")
+    second = await service.seating.rematch(one, None, "fp")
     assert (first.created, second.created) == (True, False)
     assert second.answer.match.id == first.answer.match.id
     assert len(store.records) == 2
@@ -104,16 +105,16 @@ async def test_two_seats_asking_at_once_make_one_rematch(
 
 
 async def test_a_rematch_that_ended_unclaimed_makes_way_for_another(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
     old_id, old = await played_out(service)
-    first = await service.rematch(await service.caller(old_id, old[0]), None, "fp")
+    first = await service.seating.rematch(await service.callers.caller(old_id, old[0]), None, "fp")
     gone = first.answer.match.id
     # It expired waiting for seat 1 (lifecycle's doing; here by hand).
     record = store.records[gone]
     ended = msgspec.structs.replace(record.state, status="finished", version=1)
     store.records[gone] = msgspec.structs.replace(record, state=ended)
-    again = await service.rematch(await service.caller(old_id, old[1]), None, "fp")
+    again = await service.seating.rematch(await service.callers.caller(old_id, old[1]), None, "fp")
     assert again.created
     assert again.answer.match.id != gone
     assert again.answer.seat == 1
@@ -123,45 +124,49 @@ async def test_a_rematch_that_ended_unclaimed_makes_way_for_another(
 
 
 async def test_only_a_finished_dealt_match_is_rematched(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
-    created = await service.create(Setup(seats=(Seat("human"), Seat("human"))), None, "fp")
-    caller = await service.caller(created.match.id, created.tokens[0].token)
+    created = await service.seating.create(Setup(seats=(Seat("human"), Seat("human"))), None, "fp")
+    caller = await service.callers.caller(created.match.id, created.tokens[0].token)
     with pytest.raises(MatchNotActive):
-        await service.rematch(caller, None, "fp")
-    waiting = await service.create(Setup(seats=(Seat("human"), Seat("open"))), None, "fp")
+        await service.seating.rematch(caller, None, "fp")
+    waiting = await service.seating.create(Setup(seats=(Seat("human"), Seat("open"))), None, "fp")
     match_id = waiting.match.id
     record = store.records[match_id]
     # Ended before it was ever dealt (aborted or expired, say).
     never = msgspec.structs.replace(record.state, status="finished")
     store.records[match_id] = msgspec.structs.replace(record, state=never)
     with pytest.raises(MatchNotActive):
-        await service.rematch(await service.caller(match_id, waiting.tokens[0].token), None, "fp")
+        await service.seating.rematch(
+            await service.callers.caller(match_id, waiting.tokens[0].token), None, "fp"
+        )
     assert len(store.records) == 2
 
 
 async def test_a_rematch_replays_for_its_key_and_token_only(
-    service: MatchService, store: FakeStore
+    service: Services, store: FakeStore
 ) -> None:
     old_id, old = await played_out(service)
-    caller = await service.caller(old_id, old[0])
-    first = await service.rematch(caller, "key-0123456789ab", "fp")
-    again = await service.rematch(caller, "key-0123456789ab", "fp")
+    caller = await service.callers.caller(old_id, old[0])
+    first = await service.seating.rematch(caller, "key-0123456789ab", "fp")
+    again = await service.seating.rematch(caller, "key-0123456789ab", "fp")
     assert again == first
     assert len(store.records) == 2
     # The same key from the other seat is its own request: a claim.
-    other = await service.rematch(await service.caller(old_id, old[1]), "key-0123456789ab", "fp")
+    other = await service.seating.rematch(
+        await service.callers.caller(old_id, old[1]), "key-0123456789ab", "fp"
+    )
     assert (other.created, other.answer.match.id) == (False, first.answer.match.id)
 
 
-async def test_the_record_waits_for_the_end_then_shows_everything(service: MatchService) -> None:
-    created = await service.create(TWO, None, "fp")
-    caller = await service.caller(created.match.id, None)
+async def test_the_record_waits_for_the_end_then_shows_everything(service: Services) -> None:
+    created = await service.seating.create(TWO, None, "fp")
+    caller = await service.callers.caller(created.match.id, None)
     with pytest.raises(MatchNotFinished):
-        await service.record(caller)
+        await service.records.record(caller)
     match_id, _ = await played_out(service)
-    record = await service.record(await service.caller(match_id, None))
-    state = (await service.load(match_id)).state
+    record = await service.records.record(await service.callers.caller(match_id, None))
+    state = (await service.callers.load(match_id)).state
     assert record.seed == state.seed is not None
     assert record.match.fairness is not None
     assert record.match.fairness.commitment == hashlib.sha256(str(state.seed).encode()).hexdigest()
@@ -175,21 +180,21 @@ async def test_the_record_waits_for_the_end_then_shows_everything(service: Match
     assert [e.seq for e in record.events] == list(range(1, state.seq + 1))
 
 
-async def test_a_seeded_record_keeps_its_seed_to_itself(service: MatchService) -> None:
+async def test_a_seeded_record_keeps_its_seed_to_itself(service: Services) -> None:
     match_id, _ = await played_out(service, Setup(seats=TWO.seats, rules={"target": 1}, seed=9))
-    record = await service.record(await service.caller(match_id, None))
+    record = await service.records.record(await service.callers.caller(match_id, None))
     assert (record.seed, record.match.seeded, record.match.fairness) == (None, True, None)
 
 
 async def test_the_active_lobby_is_newest_first_in_pages() -> None:
     moments = iter(range(1000))
     service = fake_service(FakeStore(), clock=lambda: float(next(moments)))
-    made = [(await service.create(TWO, None, "fp")).match.id for _ in range(5)]
-    await service.create(Setup(seats=(Seat("human"), Seat("open"))), None, "fp")  # waiting
+    made = [(await service.seating.create(TWO, None, "fp")).match.id for _ in range(5)]
+    await service.seating.create(Setup(seats=(Seat("human"), Seat("open"))), None, "fp")  # waiting
     seen: list[str] = []
     cursor = None
     while True:
-        page = await service.lobby(2, cursor, "active")
+        page = await service.lobby.lobby(2, cursor, "active")
         seen += [m.id for m in page.matches]
         cursor = page.next_cursor
         if cursor is None:
@@ -198,11 +203,11 @@ async def test_the_active_lobby_is_newest_first_in_pages() -> None:
 
 
 async def test_a_match_waiting_only_on_reserved_seats_is_not_in_the_lobby(
-    service: MatchService,
+    service: Services,
 ) -> None:
     old_id, old = await played_out(service)
-    made = await service.rematch(await service.caller(old_id, old[0]), None, "fp")
-    lobby = await service.lobby(10, None, "waiting")
+    made = await service.seating.rematch(await service.callers.caller(old_id, old[0]), None, "fp")
+    lobby = await service.lobby.lobby(10, None, "waiting")
     assert made.answer.match.status == "waiting"
     assert made.answer.match.id not in [m.id for m in lobby.matches]
 
@@ -223,9 +228,9 @@ async def test_the_ais_randomness_is_not_the_seeds() -> None:
     ai = SeedRecordingAi()
     service = fake_service(FakeStore(), ai=ai)
     setup = Setup(seats=(Seat("ai", "easy"), Seat("human")), seed=5, first_dealer=1)
-    first, second = [await service.create(setup, None, "fp") for _ in range(2)]
+    first, second = [await service.seating.create(setup, None, "fp") for _ in range(2)]
     assert first.match.seats == second.match.seats
     for created in (first, second):
-        await service.advance_ai(created.match.id)
+        await service.ai_work.advance_ai(created.match.id)
     one, two = ai.seeds
     assert one != two

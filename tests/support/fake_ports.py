@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scopa.service.matches import MatchService
+from scopa.service.services import Services
 from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 
 
@@ -24,5 +24,5 @@ def ai() -> FirstMoveAi:
 
 
 @pytest.fixture
-def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> MatchService:
+def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> Services:
     return fake_service(store, bus, ai=ai)  # type: ignore[no-any-return]

@@ -22,8 +22,8 @@ from scopa.infra.db import DatabaseUnavailable, make_engine
 from scopa.infra.notify import LocalEventBus
 from scopa.infra.repositories import SqlMatchStore
 from scopa.infra.settings import Settings
-from scopa.service.matches import MatchService
 from scopa.service.ports import MatchRepository
+from scopa.service.services import Services, build_services
 from tests.fakes import FakeStore, FirstMoveAi, StoreDown, fake_service
 
 
@@ -32,7 +32,7 @@ class InProcess:
     client: httpx.AsyncClient
     store: MatchRepository
     engine: AsyncEngine | None  # None over the fakes
-    service: MatchService  # for a test to enforce a match's passed moment itself
+    service: Services  # for a test to enforce a match's passed moment itself
     app: Litestar
 
     def client_at(self, host: str) -> httpx.AsyncClient:
@@ -56,10 +56,10 @@ async def serve(
     engine = make_engine(url) if url is not None else None
     runner = AiRunner(poll_seconds=0.2)
     store: MatchRepository
-    service: MatchService
+    service: Services
     if engine is not None:
         store = SqlMatchStore(engine)
-        service = MatchService(
+        service = build_services(
             store,
             LocalEventBus(),
             reads=store,
@@ -76,7 +76,7 @@ async def serve(
         service,
         unavailable=(StoreDown, DatabaseUnavailable),
     )
-    await runner.start(service.play_ai_turn, store.claim_ai_turn)
+    await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:

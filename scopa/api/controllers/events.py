@@ -99,9 +99,9 @@ class EventController(Controller):
         query_integers(request, "after")
         caller = await identify(request, service, match_id, query=True)
         if is_head() or not wait:
-            return await service.events(caller, after, 0)
+            return await service.records.events(caller, after, 0)
         async with streams.long_poll(request.scope):
-            return await service.events(caller, after, wait)
+            return await service.records.events(caller, after, wait)
 
     @get(
         "/stream",
@@ -157,7 +157,9 @@ class EventController(Controller):
                 async with streams.open(request.scope, match_id) as allowed:
                     if not allowed:
                         return
-                    async for batch in service.stream(caller, start, stream_seconds, sse_message):
+                    async for batch in service.records.stream(
+                        caller, start, stream_seconds, sse_message
+                    ):
                         yield HEARTBEAT if batch is None else b"".join(batch)
             except Exception:
                 # The answer has started: no problem details now. Ending the stream sends

@@ -51,4 +51,4 @@ class HealthController(Controller):
         responses=problems(503),
     )
     async def ready(self, service: Service) -> Readiness:
-        return Readiness("ready", "ready" if await service.ready() else "missing")
+        return Readiness("ready", "ready" if await service.ai_work.ready() else "missing")

@@ -45,9 +45,9 @@ class HintController(Controller):
     ) -> Response[Hint]:
         caller = await identify(request, service, match_id, required=True)
         if is_head():
-            service.check_hint(caller, level)
+            service.ai_work.check_hint(caller, level)
             return Unsent("application/json")
-        hint = await unless_gone(request, service.hint(caller, level))
+        hint = await unless_gone(request, service.ai_work.hint(caller, level))
         if hint is None:
             hint_abandoned()
             # No body: nobody is there to read it.

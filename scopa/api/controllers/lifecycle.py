@@ -26,7 +26,7 @@ from scopa.api.parsing import (
 from scopa.api.schemas import NoOptions
 from scopa.api.view_answer import ViewAnswer
 from scopa.contract.views import MatchView
-from scopa.service.matches import MatchService
+from scopa.service.services import Services
 
 AnyRequest = Request[Any, Any, Any]
 ANSWERS = problems(400, 401, 404, 409, 412, 413, 415, 422, 503)
@@ -44,17 +44,17 @@ async def no_options(request: AnyRequest, operation: str) -> str:
 
 async def ending(
     request: AnyRequest,
-    service: MatchService,
+    service: Services,
     match_id: str,
     key: str | None,
     if_match: str | None,
     operation: Literal["resign", "abort"],
 ) -> Response[MatchView]:
     # As for moves: 404, 401, then 400 for the body and headers, then the rules.
-    caller = await service.caller(match_id, bearer(request), required=True, recent=True)
+    caller = await service.callers.caller(match_id, bearer(request), required=True, recent=True)
     digest = await no_options(request, operation)
     expected = expected_version(if_match)
-    end = service.resign if operation == "resign" else service.abort
+    end = service.play.resign if operation == "resign" else service.play.abort
     view = await end(caller, expected, idempotency_key(key), digest)
     return ViewAnswer(view)
 

@@ -69,11 +69,11 @@ class MatchController(Controller):
         creators: Creators,
         key: SecretIdempotencyKey = None,
     ) -> Response[Created]:
-        await service.check_token(bearer(request))
+        await service.callers.check_token(bearer(request))
         json_body(request)
         body, fingerprint = decode_body(await request.body(), CreateMatch)
         key = idempotency_key(key, secret=True)
-        created = await service.create(
+        created = await service.seating.create(
             setup_of(body), key, fingerprint, quotas=creators.of(request.scope)
         )
         return Response(
@@ -118,7 +118,7 @@ class MatchController(Controller):
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=view_headers(version))
         # A Response[MatchView]; the declared union is the 304's, for the document.
-        return ViewAnswer(service.view(caller))  # type: ignore[return-value]
+        return ViewAnswer(service.records.view(caller))  # type: ignore[return-value]
 
     @get(
         operation_id="listMatches",
@@ -152,5 +152,5 @@ class MatchController(Controller):
         ] = None,
     ) -> Lobby:
         query_integers(request, "limit")
-        await service.check_token(bearer(request))
-        return await service.lobby(limit, cursor, status)
+        await service.callers.check_token(bearer(request))
+        return await service.lobby.lobby(limit, cursor, status)

@@ -61,7 +61,7 @@ class MoveController(Controller):
         move, fingerprint = decode_body(await request.body(), MoveRequest)
         expected = expected_version(if_match)
         capture = None if move.capture is None else parse_cards(move.capture)
-        view = await service.play(
+        view = await service.play.play(
             caller, parse_card(move.card), capture, expected, idempotency_key(key), fingerprint
         )
         return ViewAnswer(view)

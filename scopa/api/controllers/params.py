@@ -12,10 +12,11 @@ from litestar.params import HeaderParameter, PathParameter, QueryParameter
 from scopa.api.errors import ApiError
 from scopa.api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_KEY_PATTERN, bearer
 from scopa.api.quotas import CreationQuotas, StreamLimits
+from scopa.service.callers import Caller
 from scopa.service.errors import InvalidToken
-from scopa.service.matches import Caller, MatchService
+from scopa.service.services import Services
 
-Service = NamedDependency[MatchService]
+Service = NamedDependency[Services]
 # The "at once" quotas (api.quotas).
 Creators = NamedDependency[CreationQuotas]
 Streams = NamedDependency[StreamLimits]
@@ -76,7 +77,7 @@ REQUIRED_SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}]
 
 async def identify(
     request: Request[Any, Any, Any],
-    service: MatchService,
+    service: Services,
     match_id: str,
     *,
     query: bool = False,
@@ -88,9 +89,9 @@ async def identify(
     try:
         token = bearer(request, query=query)
     except (ApiError, InvalidToken):
-        await service.load(match_id)
+        await service.callers.load(match_id)
         raise
-    return await service.caller(match_id, token, required=required, recent=recent)
+    return await service.callers.caller(match_id, token, required=required, recent=recent)
 
 
 # Documented on every answer holding a match view (``view_headers``).

@@ -27,4 +27,4 @@ class RecordController(Controller):
     async def record(
         self, request: Request[Any, Any, Any], service: Service, match_id: MatchId
     ) -> Record:
-        return await service.record(await identify(request, service, match_id))
+        return await service.records.record(await identify(request, service, match_id))

@@ -64,9 +64,9 @@ class RematchController(Controller):
         match_id: MatchId,
         key: SecretIdempotencyKey = None,
     ) -> Response[Rematched]:
-        caller = await service.caller(match_id, bearer(request), required=True)
+        caller = await service.callers.caller(match_id, bearer(request), required=True)
         digest = await no_options(request, "rematch")
-        outcome = await service.rematch(
+        outcome = await service.seating.rematch(
             caller, idempotency_key(key, secret=True), digest, quotas=creators.of(request.scope)
         )
         if not outcome.created:

@@ -55,7 +55,7 @@ class ReviewController(Controller):
         query_integers(request, "seat")
         caller = await identify(request, service, match_id)
         try:
-            review = await service.review(caller, seat, compute=not is_head())
+            review = await service.records.review(caller, seat, compute=not is_head())
         except NoSuchSeat as missing:  # a query parameter out of range: API.md's 400
             raise invalid("seat", str(missing)) from missing
         if review is None:

@@ -27,4 +27,4 @@ class ScoreController(Controller):
     async def scores(
         self, request: Request[Any, Any, Any], service: Service, match_id: MatchId
     ) -> Scores:
-        return await service.scores(await identify(request, service, match_id))
+        return await service.records.scores(await identify(request, service, match_id))

@@ -48,11 +48,11 @@ class SeatController(Controller):
         seat: SeatNumber,
         key: SecretIdempotencyKey = None,
     ) -> Joined:
-        await service.load(match_id)
+        await service.callers.load(match_id)
         # A token here is only a claim on a reserved seat: one of another match is no 401.
         token = bearer(request)
         joining, digest = optional_body(request, await request.body(), JoinRequest)
-        return await service.join(
+        return await service.seating.join(
             match_id,
             seat,
             idempotency_key(key, secret=True),

@@ -1,0 +1,255 @@
+"""A match's seats filled: create a match, join or claim a seat, play a finished match
+again (a rematch); each once per Idempotency-Key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import msgspec
+
+from scopa.contract.views import match_view
+from scopa.domain.errors import InvalidSetup, MatchNotActive, SeatNotOpen
+from scopa.domain.events import StoredEvent
+from scopa.domain.match import MatchState, Seat, join, new_match, offer_rematch, rematch_of
+from scopa.domain.rules import Rules, make_rules
+from scopa.service.answers import Created, Joined, Rematch, Rematched, SeatToken
+from scopa.service.callers import Caller, Callers
+from scopa.service.changes import Changes
+from scopa.service.errors import InvalidToken
+from scopa.service.idempotency import Claim, Once, answer_of
+from scopa.service.ids import new_match_id, new_seed, new_token, token_hash
+from scopa.service.limits import OwnerQuotas
+from scopa.service.ports import Change, MatchObserver, MatchReads, MatchRecord
+
+T = TypeVar("T", bound=msgspec.Struct)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A match to create, already in engine terms (cards as ints)."""
+
+    seats: tuple[Seat, ...]
+    rules: dict[str, Any] = field(default_factory=dict)  # make_rules' keyword arguments
+    seed: int | None = None
+    decks: tuple[tuple[int, ...], ...] = ()
+    first_dealer: int | None = None
+
+
+class Seating:
+    def __init__(
+        self,
+        changes: Changes,
+        callers: Callers,
+        reads: MatchReads,
+        once: Once,
+        observer: MatchObserver,
+        levels: tuple[str, ...],
+    ) -> None:
+        self.changes = changes
+        self.callers = callers
+        self.reads = reads
+        self.once = once
+        self.observer = observer
+        self.levels = levels  # the AI levels seats may have: none without AI
+
+    async def create(
+        self,
+        setup: Setup,
+        key: str | None,
+        fingerprint: str,
+        *,
+        quotas: OwnerQuotas | None = None,
+    ) -> Created:
+        """A new match; QuotaExceeded when it would take its creator over ``quotas``."""
+
+        async def run(request: Claim | None) -> Created:
+            state, events = self._new_state(setup)
+            match_id = new_match_id()
+            tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
+            now = self.changes.clock()
+            record = MatchRecord(
+                match_id, state, now, self.changes.lifecycle.due_at(state, now, now)
+            )
+            created = Created(
+                match=match_view(match_id, state, None, deadline=record.due_at),
+                tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
+            )
+            hashes = {seat: token_hash(token) for seat, token in tokens.items()}
+            quota = quotas.of(state) if quotas is not None else None
+            await self.changes.matches.create(
+                record, events, hashes, answer_of(request, created), quota=quota
+            )
+            for seat, hashed in hashes.items():
+                self.changes.recent.remember(record, hashed, seat)
+            self.observer.match_created()
+            self.changes.changed(match_id, state)
+            return created
+
+        return await self.once.run("create", key, fingerprint, Created, run)
+
+    def _new_state(self, setup: Setup) -> tuple[MatchState, list[StoredEvent]]:
+        """The new match, or InvalidSetup naming every impossible field at once."""
+        problems: list[tuple[str, str]] = []
+        if not self.levels:
+            problems.extend(
+                (f"seats[{i}].kind", "this server has no AI players")
+                for i, s in enumerate(setup.seats)
+                if s.kind == "ai"
+            )
+        try:
+            rules = make_rules(players=len(setup.seats), **setup.rules)
+        except InvalidSetup as refused:
+            problems.extend(refused.problems)
+            rules = Rules()  # the defaults, so the rest of the setup is checked too
+        seeded = setup.seed is not None or bool(setup.decks)
+        seed = setup.seed if setup.seed is not None else new_seed()
+        try:
+            created = new_match(
+                rules,
+                setup.seats,
+                seed,
+                setup.decks,
+                setup.first_dealer,
+                seeded=seeded,
+                ai_secret=new_seed(),
+            )
+        except InvalidSetup as refused:
+            problems.extend(p for p in refused.problems if p not in problems)
+        if problems:
+            raise InvalidSetup(problems)
+        return created
+
+    async def join(
+        self,
+        match_id: str,
+        seat: int,
+        key: str | None,
+        fingerprint: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+    ) -> Joined:
+        """Take an open seat, or claim a reserved one with ``token``, the seat's token in
+        the match before (on an open seat a token is not looked at)."""
+        record = await self.callers.load(match_id)
+        claim = None if token is None else token_hash(token)
+
+        async def run(request: Claim | None) -> Joined:
+            return await self._take_seat(
+                record, seat, name, claim, request, lambda state, new: Joined(seat, new)
+            )
+
+        return await self.once.run(f"join:{match_id}:{seat}", key, fingerprint, Joined, run)
+
+    async def _take_seat(
+        self,
+        record: MatchRecord,
+        seat: int,
+        name: str | None,
+        claim: str | None,
+        request: Claim | None,
+        answer: Callable[[MatchState, str], T],
+    ) -> T:
+        """Seat a player (a join or a claim); ``answer`` of the new state and token is
+        what the request answers, stored with the change."""
+
+        async def seated(current: MatchRecord, fresh: bool) -> T:
+            if self.changes.overdue(current):
+                current = await self.changes.passed(current.id)
+            state, events = join(current.state, seat, name, claim)
+            token = new_token()
+            hashed = token_hash(token)
+            body = answer(state, token)
+            due_at = self.changes.due_at(current, state)
+            await self.changes.matches.save(
+                current.id,
+                current.state.version,
+                state,
+                events,
+                {seat: hashed},
+                answer_of(request, body),
+                due_at=due_at,
+            )
+            await self.changes.saved(current, state, due_at, hashed, seat)
+            self.changes.changed(current.id, state)
+            return body
+
+        return await self.changes.until_stored(record.id, record, seated)
+
+    async def rematch(
+        self,
+        caller: Caller,
+        key: str | None,
+        fingerprint: str,
+        *,
+        quotas: OwnerQuotas | None = None,
+    ) -> Rematch:
+        """Play a finished match again: the first call makes the rematch, each later one
+        by another seat's token claims that seat's reserved seat in it. The rematch
+        counts toward its caller's ``quotas`` as a creation does."""
+        seat, hashed = caller.seat, caller.token_hash
+        if seat is None or hashed is None:
+            raise InvalidToken("a rematch is asked for by a seat: send its token")
+
+        async def run(request: Claim | None) -> Rematch:
+            async def rematched(current: MatchRecord, fresh: bool) -> Rematch:
+                old = current.state
+                if old.status != "finished" or old.dealer is None:
+                    raise MatchNotActive("only a finished match that was dealt can be rematched")
+                offered = await self.changes.matches.get(old.rematch) if old.rematch else None
+                if offered is not None and not _ended_unclaimed(offered.state):
+                    try:
+                        return await self._take_seat(
+                            offered, seat, None, hashed, request, _claimed(offered.id, seat)
+                        )
+                    except SeatNotOpen as held:
+                        raise SeatNotOpen(
+                            f"seat {seat} already holds its seat in the rematch {offered.id}"
+                        ) from held
+                return await self._offer_rematch(current, seat, request, quotas)
+
+            return await self.changes.until_stored(caller.match_id, caller.record, rematched)
+
+        return await self.once.run(f"rematch:{hashed}", key, fingerprint, Rematch, run)
+
+    async def _offer_rematch(
+        self, old: MatchRecord, seat: int, request: Claim | None, quotas: OwnerQuotas | None
+    ) -> Rematch:
+        claims = await self.reads.seat_tokens(old.id)
+        match_id = new_match_id()
+        state, events = rematch_of(old.state, seat, claims, new_seed(), new_seed())
+        offered, offer_events = offer_rematch(old.state, match_id)
+        token = new_token()
+        hashed = token_hash(token)
+        now = self.changes.clock()
+        record = MatchRecord(match_id, state, now, self.changes.lifecycle.due_at(state, now, now))
+        view = match_view(match_id, state, None, deadline=record.due_at)
+        outcome = Rematch(True, Rematched(view, seat, token))
+        await self.changes.matches.create_rematch(
+            Change(old.id, old.state.version, offered, tuple(offer_events)),
+            record,
+            events,
+            {seat: hashed},
+            answer_of(request, outcome),
+            quota=quotas.of(state) if quotas is not None else None,
+        )
+        self.changes.recent.remember(record, hashed, seat)
+        self.observer.match_created()
+        await self.changes.saved(old, offered, None)
+        self.changes.changed(match_id, state)
+        return outcome
+
+
+def _ended_unclaimed(state: MatchState) -> bool:
+    """A rematch that ended (expired, say) before all its players came: a new one may be
+    offered in its place."""
+    return state.status == "finished" and any(s.kind == "reserved" for s in state.seats)
+
+
+def _claimed(match_id: str, seat: int) -> Callable[[MatchState, str], Rematch]:
+    def answer(state: MatchState, token: str) -> Rematch:
+        return Rematch(False, Rematched(match_view(match_id, state, None), seat, token))
+
+    return answer

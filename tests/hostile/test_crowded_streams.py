@@ -212,7 +212,14 @@ async def test_eventsource_followers_resume_through_a_10_s_database_outage(
                 await play_one(http, match_id, tokens)
             seq = (await http.get(f"/v1/matches/{match_id}/events")).json()["last_seq"]
             while any(f.last_id != str(seq) for f in followers[:FOLLOWERS]):
-                assert time.monotonic() < deadline
+                behind = [(f.last_id, f.statuses, f.come_backs) for f in followers[:FOLLOWERS]]
+                assert time.monotonic() < deadline, (seq, behind, server.log_text()[-4000:])
+                # A follower that stopped would never catch up: say how it stopped.
+                assert not any(task.done() for task in following), (
+                    seq,
+                    behind,
+                    [task.exception() or task.result() for task in following if task.done()],
+                )
                 await asyncio.sleep(0.1)
 
             await asyncio.to_thread(pg.stop, "fast")

@@ -289,6 +289,7 @@ class FakeBus:
         self.latest: dict[str, int] = {}
         self._changed = asyncio.Condition()
         self._wake_ups = 0  # how many times every waiter was woken
+        self.waiting = 0  # waits in progress, as LocalEventBus counts them
 
     async def publish(self, match_id: str, seq: int) -> None:
         async with self._changed:
@@ -305,17 +306,20 @@ class FakeBus:
 
     async def wait(self, match_id: str, after: int, seconds: float) -> bool:
         woken = self._wake_ups
-        async with self._changed:
-            try:
+        self.waiting += 1
+        try:
+            async with self._changed:
                 await asyncio.wait_for(
                     self._changed.wait_for(
                         lambda: self.latest.get(match_id, 0) > after or self._wake_ups != woken
                     ),
                     seconds,
                 )
-            except TimeoutError:
-                return False
-            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.waiting -= 1
+        return True
 
 
 class FirstMoveAi:

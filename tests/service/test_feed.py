@@ -14,6 +14,7 @@ from scopa.service.seating import Setup
 from scopa.service.services import Services
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service, followed
+from tests.support.eventually import eventually
 
 FIXED = Setup(
     seats=(Seat("human"), Seat("human")),
@@ -25,11 +26,16 @@ FIXED = Setup(
 
 class CountingReads(FakeReads):
     event_reads = 0
+    in_flight = 0
 
     async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
         self.event_reads += 1
-        await asyncio.sleep(0.01)  # a read takes time, so followers do overlap
-        return await super().events(match_id, after, limit)
+        self.in_flight += 1
+        try:
+            await asyncio.sleep(0.01)  # a read takes time, so followers do overlap
+            return await super().events(match_id, after, limit)
+        finally:
+            self.in_flight -= 1
 
 
 async def play_first_legal(service: Services, match_id: str, token: str) -> None:
@@ -56,7 +62,13 @@ async def test_a_hundred_streams_share_one_read_per_change() -> None:
                 return
 
     followers = [asyncio.create_task(follow(i)) for i in range(100)]
-    await asyncio.sleep(0.2)
+    bus = service.records.feed.bus
+    assert isinstance(bus, FakeBus)
+    # Counted from the moment the crowd is in: every follower has the first event, no
+    # read is under way, and the one watcher waits on the bus for news.
+    await eventually(
+        lambda: all(s == [1] for s in seen) and not reads.in_flight and bus.waiting == 1
+    )
     reads.event_reads = 0
     await play_first_legal(service, match_id, token[1])
     await play_first_legal(service, match_id, token[0])
@@ -107,7 +119,10 @@ async def test_closing_ends_streams_and_long_polls_at_once() -> None:
 
     stream = asyncio.create_task(follow())
     poll = asyncio.create_task(service.records.events(spectator, 1, 30))
-    await asyncio.sleep(0.1)
+    feed = service.records.feed
+    assert isinstance(feed.bus, FakeBus)
+    bus = feed.bus
+    await eventually(lambda: feed.following(created.match.id) == 2 and bus.waiting == 1)
     service.records.close_streams()
     # Liveness bound: without the close, both would hold for 30 s and more.
     assert await asyncio.wait_for(stream, 2) == [1]
@@ -124,6 +139,7 @@ async def test_each_event_is_rendered_once_for_each_kind_of_viewer_and_players_h
     player = await service.callers.caller(match_id, token[0])
     renders: Counter[int] = Counter()
     heard: list[str] = []  # who got seq 2, in the order they got it
+    first: list[str] = []  # who has had seq 1
 
     def render(view: EventView) -> int:
         renders[view.seq] += 1
@@ -133,6 +149,8 @@ async def test_each_event_is_rendered_once_for_each_kind_of_viewer_and_players_h
         seqs: list[int] = []
         async for batch in service.records.stream(caller, 0, 5.0, render):
             seqs += batch or []
+            if 1 in (batch or []):
+                first.append(who)
             if 2 in (batch or []):
                 heard.append(who)
             if len(seqs) >= 3:
@@ -142,7 +160,8 @@ async def test_each_event_is_rendered_once_for_each_kind_of_viewer_and_players_h
     # The spectators come first, so only the waking order can put the players first.
     followers = [asyncio.create_task(follow(spectator, "spectator")) for _ in range(50)]
     followers += [asyncio.create_task(follow(player, "player")) for _ in range(3)]
-    await asyncio.sleep(0.2)
+    # Reads here never pause: a follower that has had the first event is waiting.
+    await eventually(lambda: len(first) == 53)
     await play_first_legal(service, match_id, token[1])
     await play_first_legal(service, match_id, token[0])
     seen = await asyncio.wait_for(asyncio.gather(*followers), 5)

@@ -162,6 +162,9 @@ class FakeStore:
     # match id -> when its claim lapses (time.monotonic); cleared by the match's save.
     leases: dict[str, float] = field(default_factory=dict)
     quotas: dict[str, Quota] = field(default_factory=dict)  # by match id
+    # Claims of AI turns that found none pending: what a test waits on to know the AI
+    # runner has looked (no move made sends no news).
+    idle_claims: int = 0
 
     def __post_init__(self) -> None:
         self.reads = FakeReads(self)
@@ -266,7 +269,10 @@ class FakeStore:
         """As the SQL queue, unpaced and in creation order: the first turn not leased."""
         self.check()
         now = time.monotonic()
-        for match_id in self.pending_ai_turns():
+        pending = self.pending_ai_turns()
+        if not pending:
+            self.idle_claims += 1
+        for match_id in pending:
             human = any(s.kind != "ai" for s in self.records[match_id].state.seats)
             if self.leases.get(match_id, 0.0) <= now and (human or not human_only):
                 self.leases[match_id] = now + lease_seconds

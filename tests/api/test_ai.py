@@ -70,13 +70,18 @@ async def test_an_ai_only_match_plays_itself_out(client: Client) -> None:
     assert created["tokens"] == []
 
 
-async def test_joining_the_last_seat_starts_the_ai(client: Client) -> None:
+async def test_joining_the_last_seat_starts_the_ai(client: Client, store: FakeStore) -> None:
     created = await create(
         client, {**VERSUS_AI, "seats": [{"kind": "open"}, {"kind": "ai", "level": "easy"}]}
     )
     match_id = created["match"]["id"]
-    # The AI waits for the open seat: a fixed wait, as a move that is not made sends no news.
-    await asyncio.sleep(0.1)
+    # The AI waits for the open seat. A move not made sends no news, so wait for the AI
+    # runner to claim after the match is stored (the fake's claim never pauses: one
+    # counted from now on began after the create) and find no AI turn pending. Had the
+    # AI been let to play, its turn would stay pending until its move was stored, and
+    # the version below would be 1.
+    idle = store.idle_claims
+    await eventually(lambda: store.idle_claims > idle, seconds=5)
     assert (await client.get(f"/v1/matches/{match_id}")).json()["version"] == 0
     await client.post(f"/v1/matches/{match_id}/seats/0/join")
     await until(client, match_id, lambda b: b["version"] == 2 and b["turn"] == 0)

@@ -162,9 +162,10 @@ class FakeStore:
     # match id -> when its claim lapses (time.monotonic); cleared by the match's save.
     leases: dict[str, float] = field(default_factory=dict)
     quotas: dict[str, Quota] = field(default_factory=dict)  # by match id
-    # Claims of AI turns that found none pending: what a test waits on to know the AI
-    # runner has looked (no move made sends no news).
+    # Claims of AI turns that found none pending, and that failed while ``down``: what a
+    # test waits on to know the AI runner has looked (no move made sends no news).
     idle_claims: int = 0
+    refused_claims: int = 0
 
     def __post_init__(self) -> None:
         self.reads = FakeReads(self)
@@ -267,6 +268,8 @@ class FakeStore:
         self, lease_seconds: float, by: str = "", human_only: bool = False
     ) -> str | None:
         """As the SQL queue, unpaced and in creation order: the first turn not leased."""
+        if self.down:
+            self.refused_claims += 1
         self.check()
         now = time.monotonic()
         pending = self.pending_ai_turns()

@@ -115,7 +115,8 @@ async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus)
     runner = AiRunner(poll_seconds=0.05)
     await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
     try:
-        await asyncio.sleep(0.2)  # the outage: some four sweeps fail in it
+        # The outage lasts until a few sweeps have failed in it.
+        await eventually(lambda: store.refused_claims >= 3, seconds=5)
         store.down = False
         await eventually(lambda: store.records[created.match.id].state.status == "finished")
     finally:

@@ -114,16 +114,20 @@ async def test_asking_wakes_the_hint_runners_and_not_the_ai_turns_runners(
 @pytest.mark.postgres
 async def test_the_answer_wakes_its_asker_at_once(postgres_url: str) -> None:
     engine = make_engine(postgres_url)
-    bus = PostgresEventBus(postgres_url)
+    hinted: list[str] = []
+    bus = PostgresEventBus(postgres_url, hinted=hinted.append)
     await bus.start()
     try:
         notifying = SqlMatchStore(engine, notify=CHANNEL)
         state = await created(notifying, "m", "human", "human")
         await eventually(lambda: bus.listening)
         job = await notifying.ask_hint("m", state, 0, "hard")
+        # The ask's own notice is in before the asker waits: had it counted as news of
+        # the job, the wait would return at once instead of being in progress.
+        await eventually(lambda: hinted == ["m"])
         # The asker's wait (service.matches) is on the job, long past what the test allows.
         waiting = asyncio.ensure_future(bus.wait(job, 0, 30.0))
-        await asyncio.sleep(0.1)
+        await eventually(lambda: bus.waiting == 1 or waiting.done())
         assert not waiting.done()
         await notifying.answer_hint(job, legal_moves(state)[0], "because")
         assert await asyncio.wait_for(waiting, 2.0) is True

@@ -94,6 +94,32 @@ async def test_two_enforcers_on_one_deadline_make_one_change(
         assert record.state.version == 1
 
 
+class Watched:
+    """A runner's polls and enforcements over ``service``, counted, to tell when it is
+    done: nothing in flight, and a poll begun after a given one found nothing due."""
+
+    def __init__(self, service: Services) -> None:
+        self.service = service
+        self.polls = 0  # begun
+        self.found_none = 0  # the number of the latest poll begun that found nothing due
+        self.enforcing = 0  # in flight
+
+    async def due(self, limit: int) -> list[str]:
+        self.polls += 1
+        begun = self.polls
+        found = await self.service.moments.due(limit)
+        if not found:
+            self.found_none = max(self.found_none, begun)
+        return found
+
+    async def enforce(self, match_id: str) -> None:
+        self.enforcing += 1
+        try:
+            await self.service.moments.enforce(match_id)
+        finally:
+            self.enforcing -= 1
+
+
 async def test_two_runners_share_the_moments_of_many_matches(
     services: tuple[Services, Services, Clock],
 ) -> None:
@@ -103,8 +129,9 @@ async def test_two_runners_share_the_moments_of_many_matches(
         for i in range(MATCHES)
     ]
     runners = [DeadlineRunner(poll_seconds=0.01), DeadlineRunner(poll_seconds=0.01)]
-    await runners[0].start(here.moments.enforce, here.moments.due)
-    await runners[1].start(there.moments.enforce, there.moments.due)
+    watched = [Watched(here), Watched(there)]
+    for runner, counted in zip(runners, watched, strict=True):
+        await runner.start(counted.enforce, counted.due)
     try:
         clock.now += 5
 
@@ -112,9 +139,19 @@ async def test_two_runners_share_the_moments_of_many_matches(
             return not await here.moments.due(100)
 
         await eventually(none_due, seconds=5)
-        # A fixed wait, for what must not happen: a second change of a match, still in
-        # flight, lands (or fails its save) before the runners stop.
-        await asyncio.sleep(0.1)
+        # What must not happen is a second change of a match, so wait until none can be
+        # in flight when the runners stop (which would cancel it): each runner has polled
+        # afresh and found nothing due, and finished every enforcement it began. A runner
+        # starts the enforcements a poll found before it polls again, so any begun from a
+        # poll that raced the first changes is counted in ``enforcing`` by then.
+        begun = [counted.polls for counted in watched]
+        await eventually(
+            lambda: all(
+                counted.found_none > before and not counted.enforcing
+                for counted, before in zip(watched, begun, strict=True)
+            ),
+            seconds=5,
+        )
     finally:
         for runner in runners:
             await runner.stop()

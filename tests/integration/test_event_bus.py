@@ -17,12 +17,17 @@ from tests.support.eventually import eventually
 async def test_a_publish_wakes_a_waiter_of_that_match() -> None:
     bus = LocalEventBus()
     waiter = asyncio.create_task(bus.wait("m1", after=3, seconds=5))
-    await eventually(lambda: bus.waiting == 1)
+    # Woken by news published after the rest, to tell that the rest was dealt with.
+    marker = asyncio.create_task(bus.wait("marker", after=0, seconds=5))
+    await eventually(lambda: bus.waiting == 2)
 
     await bus.publish("m2", 9)
     await bus.publish("m1", 3)
-    # Not woken: a fixed wait, as nothing would tell that a wake-up will not come.
-    await asyncio.sleep(0.01)
+    await bus.publish("marker", 1)
+    # Not woken, with no fixed wait: a publish wakes its waiters at once and the loop
+    # runs them first come first served, so once the marker's waiter is done, a wake-up
+    # of ``waiter`` by the news before would have ended it too.
+    assert await marker is True
     assert not waiter.done()
     await bus.publish("m1", 4)
 

@@ -2,7 +2,7 @@
 
 Request bodies are decoded by msgspec, strictly: no coercion, unknown fields rejected,
 card strings by pattern, numbers by range. Answers are the service's own Structs
-(``service.matches``) and the views (``contract.views``).
+(``service.answers``) and the views (``contract.views``).
 """
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ async def test_the_answer_wakes_its_asker_at_once(postgres_url: str) -> None:
         # The ask's own notice is in before the asker waits: had it counted as news of
         # the job, the wait would return at once instead of being in progress.
         await eventually(lambda: hinted == ["m"])
-        # The asker's wait (service.matches) is on the job, long past what the test allows.
+        # The asker's wait (service.asked) is on the job, long past what the test allows.
         waiting = asyncio.ensure_future(bus.wait(job, 0, 30.0))
         await eventually(lambda: bus.waiting == 1 or waiting.done())
         assert not waiting.done()

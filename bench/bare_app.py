@@ -81,7 +81,7 @@ RETURNING seq
 # About what a stored move's event weighs.
 PAYLOAD = bytes(range(200))
 # The play floor's save: the new state at the next version and its events, in one
-# statement as the server's save is (infra/repositories.py).
+# statement as the server's save is (scopa/infra/unit_of_work.py).
 PLAY = """
 WITH moved AS (
     UPDATE bench_play SET version = version + 1, state = $2 WHERE id = $1

@@ -12,22 +12,24 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from litestar import Litestar
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from scopa.api.app import create_app
-from scopa.api.metrics import AiMetrics, GameMetrics
+from scopa.api.metrics import AiMetrics, GameMetrics, deadlines_polled
 from scopa.infra.ai_pool import PooledAi
 from scopa.infra.ai_runner import AiRunner, Heartbeat
 from scopa.infra.db import DatabaseUnavailable, make_engine
 from scopa.infra.deadline_runner import DeadlineRunner
 from scopa.infra.limits import SqlLimits
 from scopa.infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
-from scopa.infra.repositories import SqlMatchStore
 from scopa.infra.settings import Settings
+from scopa.infra.stores import SqlStores, sql_stores
 from scopa.service.lifecycle import Lifecycle
+from scopa.service.ports import EventBus
 from scopa.service.services import Services, build_services
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,7 @@ class Parts:
     always runs. A process that runs no AI has no AI pool (``ai`` None)."""
 
     engine: AsyncEngine
-    store: SqlMatchStore
+    stores: SqlStores
     bus: LocalEventBus
     ai: PooledAi | None
     service: Services
@@ -70,18 +72,15 @@ class Parts:
             await self.ai.warm_up()
         if play:
             self.playing = True
+            turns, reviews, hints = self.stores.ai_turns, self.stores.reviews, self.stores.hints
             await self.runner.start(
-                self.service.ai_work.play_ai_turn,
-                self.store.claim_ai_turn,
-                self.store.renew_ai_turn,
+                self.service.ai_work.play_ai_turn, turns.claim_ai_turn, turns.renew_ai_turn
             )
             await self.reviewer.start(
-                self.service.records.compute_review,
-                self.store.claim_review,
-                self.store.renew_review,
+                self.service.records.compute_review, reviews.claim_review, reviews.renew_review
             )
             await self.hinter.start(
-                self.service.ai_work.compute_hint, self.store.claim_hint, self.store.renew_hint
+                self.service.ai_work.compute_hint, hints.claim_hint, hints.renew_hint
             )
             await self.deadlines.start(self.service.moments.enforce, self.service.moments.due)
             await self.heartbeat.start()
@@ -110,10 +109,23 @@ class Parts:
             await self.ai.close()
         if isinstance(self.bus, PostgresEventBus):
             await self.bus.stop()
-        await self.store.settle()
+        await self.stores.settle()
         for waiting in settle:
             await waiting()
         await self.engine.dispose()
+
+
+def services_over(stores: SqlStores, bus: EventBus, **options: Any) -> Services:
+    """The use cases over the SQL stores; ``options`` as ``build_services`` takes them."""
+    return build_services(
+        stores.matches,
+        bus,
+        reads=stores.reads,
+        keys=stores.answers,
+        turns=stores.ai_turns,
+        kept=stores.reviews,
+        **options,
+    )
 
 
 def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
@@ -121,7 +133,7 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
     itself) or of an API process that runs none (it asks the workers for them)."""
     engine = make_engine(settings.database_url)
     postgres = make_url(settings.database_url).get_backend_name() == "postgresql"
-    store = SqlMatchStore(
+    stores = sql_stores(
         engine,
         notify=CHANNEL if postgres else None,
         ai_only_pace=settings.ai_only_move_seconds,
@@ -145,38 +157,46 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
         if postgres
         else LocalEventBus()
     )
-    service = build_services(
-        store,
+    service = services_over(
+        stores,
         bus,
-        reads=store,
-        keys=store,
         ai=ai,
-        review_queue=store,
-        hint_queue=store,
+        review_queue=stores.reviews,
+        hint_queue=stores.hints,
         on_change=runner.kick,
         lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
         observer=GameMetrics(),
     )
+    turns = stores.ai_turns
     heartbeat = Heartbeat(
-        store.beat, store.leave, lambda: ai.capacity if ai is not None else 0, runner.name
+        turns.beat, turns.leave, lambda: ai.capacity if ai is not None else 0, runner.name
     )
     if ai is not None:
         ai.on_missing = heartbeat.now
     return Parts(
-        engine, store, bus, ai, service, runner, reviewer, hinter, DeadlineRunner(), heartbeat
+        engine,
+        stores,
+        bus,
+        ai,
+        service,
+        runner,
+        reviewer,
+        hinter,
+        DeadlineRunner(on_poll=deadlines_polled),
+        heartbeat,
     )
 
 
 def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> Litestar:
     """The app as ``scopa serve`` serves it; ``clock`` (unix seconds) is the limits'."""
     parts = build_parts(settings, ai_here=settings.ai_in_process)
-    store = parts.store
+    stores = parts.stores
     limits = SqlLimits(parts.engine, clock=clock)
 
     async def purge_keys() -> None:
         try:
-            purged = await store.purge_idempotency(time.time() - KEY_LIFETIME_SECONDS)
-            lost = await store.purge_hints()
+            purged = await stores.answers.purge_idempotency(time.time() - KEY_LIFETIME_SECONDS)
+            lost = await stores.hints.purge_hints()
             log.info("purged %d idempotency keys and %d hints whose askers are gone", purged, lost)
         except DatabaseUnavailable:
             log.warning("idempotency purge skipped: the database does not answer")

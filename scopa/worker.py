@@ -2,7 +2,7 @@
 (clocks, expiries), apart from the API processes, until SIGTERM or SIGINT.
 
 Any number of workers and API processes share one database: each AI turn is claimed by
-one of them from the queue (``infra.ai_queue``), each moment enforced at the version it
+one of them from the queue (``infra.ai_turns``), each moment enforced at the version it
 was found at. A worker that dies leaves its turns to the others once their leases lapse.
 """
 

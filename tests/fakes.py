@@ -37,33 +37,60 @@ class StoreDown(Exception):
     """What the fake raises while ``down``: the app maps it like a database outage."""
 
 
+# As the SQL store's: an unanswered claim this old is taken to be of a crashed request.
+CLAIM_TTL = 60.0
+
+
 @dataclass
 class FakeKeys:
-    """Idempotency-Key claims and the answers kept with the changes they made."""
+    """Idempotency-Key claims and the answers kept with the changes they made: by (scope,
+    key), the fingerprint, the answer (None while claimed) and when either was written."""
 
     store: FakeStore
-    claims: dict[tuple[str, str], tuple[str, StoredAnswer | None]] = field(default_factory=dict)
+    claims: dict[tuple[str, str], tuple[str, StoredAnswer | None, float]] = field(
+        default_factory=dict
+    )
+
+    def check_keep(self, answer: Answer | None) -> None:
+        """IdempotencyConflict if keeping ``answer`` must undo its change: the key is held
+        by another request (or already answered)."""
+        if answer is None:
+            return
+        request, _ = answer
+        held = self.claims.get((request.scope, request.key))
+        if held is not None and (held[0] != request.fingerprint or held[1] is not None):
+            raise IdempotencyConflict(request.key)
 
     def keep(self, answer: Answer | None) -> None:
         if answer is not None:
             request, stored = answer
-            self.claims[(request.scope, request.key)] = (request.fingerprint, stored)
+            key = (request.scope, request.key)
+            self.claims[key] = (stored.fingerprint, stored, self.store.clock())
 
     async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
         self.store.check()
-        held = self.claims.get((request.scope, request.key))
-        if held is None:
-            self.claims[(request.scope, request.key)] = (request.fingerprint, None)
-            return None
-        if held[1] is None:
+        now = self.store.clock()
+        key = (request.scope, request.key)
+        held = self.claims.get(key)
+        if held is not None and held[1] is not None:
+            return held[1]
+        if held is not None and now - held[2] < CLAIM_TTL:
             raise IdempotencyConflict(request.key)
-        return held[1]
+        self.claims[key] = (request.fingerprint, None, now)
+        return None
 
     async def release_idempotent(self, request: Idempotency) -> None:
         self.store.check()
         held = self.claims.get((request.scope, request.key))
-        if held is not None and held[1] is None:
+        if held is not None and held[0] == request.fingerprint and held[1] is None:
             del self.claims[(request.scope, request.key)]
+
+    async def purge_idempotency(self, older_than: float) -> int:
+        self.store.check()
+        old = [key for key, (_, _, at) in self.claims.items() if at < older_than]
+        for key in old:
+            del self.claims[key]
+        return len(old)
 
 
 @dataclass
@@ -122,6 +149,10 @@ class FakeReads:
         self.store.check()
         return self.store.reviews.get((match_id, seat))
 
+    async def keep_review(self, match_id: str, review: Review) -> None:
+        self.store.check()
+        self.store.reviews.setdefault((match_id, review.seat), review)
+
     async def seat_tokens(self, match_id: str) -> dict[int, str]:
         self.store.check()
         return {seat: h for h, seat in self.store.tokens.get(match_id, {}).items()}
@@ -148,8 +179,49 @@ class FakeReads:
 
 
 @dataclass
+class FakeUnitOfWork:
+    """Writes registered, stored by the fake store at ``commit`` all at once."""
+
+    store: FakeStore
+    added: list[tuple[MatchRecord, Sequence[StoredEvent], Mapping[int, str], Quota | None]] = field(
+        default_factory=list
+    )
+    changes: list[tuple[Change, Mapping[int, str]]] = field(default_factory=list)
+    answer: Answer | None = None
+
+    async def __aenter__(self) -> FakeUnitOfWork:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.added, self.changes, self.answer = [], [], None
+
+    def add(
+        self,
+        record: MatchRecord,
+        events: Sequence[StoredEvent],
+        token_hashes: Mapping[int, str],
+        *,
+        quota: Quota | None = None,
+    ) -> None:
+        self.added.append((record, events, token_hashes, quota))
+
+    def change(self, change: Change, token_hashes: Mapping[int, str] | None = None) -> None:
+        self.changes.append((change, token_hashes or {}))
+
+    def keep_answer(self, answer: Answer | None) -> None:
+        self.answer = answer
+
+    async def commit(self) -> None:
+        try:
+            self.store.commit(self)
+        finally:
+            await self.__aexit__()
+
+
+@dataclass
 class FakeStore:
-    """The match repository; ``reads`` and ``keys`` are the other two ports over it."""
+    """The match repository; ``reads`` (with the AI turns' figures and the reviews kept)
+    and ``keys`` are the other ports over it."""
 
     records: dict[str, MatchRecord] = field(default_factory=dict)
     log: dict[str, list[StoredEvent]] = field(default_factory=dict)
@@ -166,6 +238,7 @@ class FakeStore:
     # test waits on to know the AI runner has looked (no move made sends no news).
     idle_claims: int = 0
     refused_claims: int = 0
+    clock: Callable[[], float] = time.time  # unix seconds, for the keys' claims
 
     def __post_init__(self) -> None:
         self.reads = FakeReads(self)
@@ -175,22 +248,8 @@ class FakeStore:
         if self.down:
             raise StoreDown("the database does not answer")
 
-    async def create(
-        self,
-        record: MatchRecord,
-        events: Sequence[StoredEvent],
-        token_hashes: Mapping[int, str],
-        answer: Answer | None = None,
-        *,
-        quota: Quota | None = None,
-    ) -> None:
-        self.check()
-        self._count(record.id, quota)
-        self.records[record.id] = record
-        self.initials[record.id] = record.state
-        self.log[record.id] = list(events)
-        self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
-        self.keys.keep(answer)
+    def unit_of_work(self) -> FakeUnitOfWork:
+        return FakeUnitOfWork(self)
 
     def _count(self, match_id: str, quota: Quota | None) -> None:
         if quota is None:
@@ -215,51 +274,43 @@ class FakeStore:
         record = self.records.get(match_id)
         return None if record is None else (record, self.tokens[match_id].get(token_hash))
 
-    async def save(
-        self,
-        match_id: str,
-        expected_version: int,
-        state: MatchState,
-        events: Sequence[StoredEvent],
-        token_hashes: Mapping[int, str] | None = None,
-        answer: Answer | None = None,
-        *,
-        due_at: float | None = None,
-    ) -> None:
+    def commit(self, work: FakeUnitOfWork) -> None:
+        """Store ``work``'s writes, all or none, as the SQL unit of work does."""
         self.check()
-        record = self.records[match_id]
-        if record.state.version != expected_version:
-            raise VersionConflict(match_id)
-        self.saves += 1
-        self.leases.pop(match_id, None)
-        self.records[match_id] = MatchRecord(record.id, state, record.created_at, due_at)
-        self.log[match_id].extend(events)
-        for seat, h in (token_hashes or {}).items():
-            self.tokens[match_id][h] = seat
-        self.keys.keep(answer)
-
-    async def create_rematch(
-        self,
-        offer: Change,
-        record: MatchRecord,
-        events: Sequence[StoredEvent],
-        token_hashes: Mapping[int, str],
-        answer: Answer | None = None,
-        *,
-        quota: Quota | None = None,
-    ) -> None:
-        self.check()
-        if self.records[offer.match_id].state.version != offer.expected_version:
-            raise VersionConflict(offer.match_id)
-        self._count(record.id, quota)
-        await self.save(
-            offer.match_id, offer.expected_version, offer.state, offer.events, due_at=offer.due_at
-        )
-        await self.create(record, events, token_hashes, answer)
-
-    async def keep_review(self, match_id: str, review: Review) -> None:
-        self.check()
-        self.reviews.setdefault((match_id, review.seat), review)
+        for change, _ in work.changes:
+            record = self.records.get(change.match_id)
+            if record is None or record.state.version != change.expected_version:
+                raise VersionConflict(change.match_id)
+            logged = {e.seq for e in self.log[change.match_id]}
+            if any(e.seq in logged for e in change.events):
+                raise VersionConflict(f"{change.match_id} already has one of these events")
+        for record, *_ in work.added:
+            if record.id in self.records:
+                raise VersionConflict(record.id)
+        self.keys.check_keep(work.answer)
+        counted = dict(self.quotas)
+        try:
+            for record, _, _, quota in work.added:
+                self._count(record.id, quota)
+        except QuotaExceeded:
+            self.quotas = counted
+            raise
+        for record, events, token_hashes, _ in work.added:
+            self.records[record.id] = record
+            self.initials[record.id] = record.state
+            self.log[record.id] = list(events)
+            self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
+        for change, token_hashes in work.changes:
+            self.saves += 1
+            self.leases.pop(change.match_id, None)
+            created = self.records[change.match_id].created_at
+            self.records[change.match_id] = MatchRecord(
+                change.match_id, change.state, created, change.due_at
+            )
+            self.log[change.match_id].extend(change.events)
+            for seat, h in token_hashes.items():
+                self.tokens[change.match_id][h] = seat
+        self.keys.keep(work.answer)
 
     def pending_ai_turns(self) -> list[str]:
         return [i for i, r in self.records.items() if ai_to_play(r.state) is not None]
@@ -288,7 +339,15 @@ def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **k
     from scopa.service.services import build_services
 
     store = store or FakeStore()
-    return build_services(store, bus or FakeBus(), reads=store.reads, keys=store.keys, **kwargs)
+    return build_services(
+        store,
+        bus or FakeBus(),
+        reads=store.reads,
+        keys=store.keys,
+        turns=store.reads,
+        kept=store.reads,
+        **kwargs,
+    )
 
 
 class FakeBus:

@@ -42,7 +42,7 @@ ACTIVE = Gauge(
     "Matches being played, counted in the database at the scrape (NaN when it does not answer)",
     multiprocess_mode="mostrecent",
 )
-# The AI (infra.ai_pool, infra.ai_queue): what this process decided, and the queue and
+# The AI (infra.ai_pool, infra.ai_turns): what this process decided, and the queue and
 # capacity across every process, read from the store at the scrape like ACTIVE.
 DECISION_SECONDS = Histogram(
     "scopa_ai_decision_seconds",
@@ -62,6 +62,10 @@ POOL_MISSING = Gauge(
 )
 POOL_REPLACEMENTS = Counter(
     "scopa_ai_pool_replacements_total", "AI pools replaced after losing a process"
+)
+DEADLINE_POLLS = Counter(
+    "scopa_deadline_polls_total",
+    "Looks of this process for matches past their moment (expiries, turn deadlines)",
 )
 HINTS_ABANDONED = Counter(
     "scopa_hints_abandoned_total", "Hints dropped before they were computed: the client left"
@@ -125,6 +129,10 @@ class AiMetrics:
 
 def hint_abandoned() -> None:
     HINTS_ABANDONED.inc()
+
+
+def deadlines_polled() -> None:
+    DEADLINE_POLLS.inc()
 
 
 async def count_active(service: Services, unavailable: tuple[type[BaseException], ...]) -> None:

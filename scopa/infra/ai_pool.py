@@ -32,7 +32,7 @@ from scopa.domain.ai.review import Review, review
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState
 from scopa.domain.moves import Move
-from scopa.infra.ai_queue import has_human
+from scopa.infra.ai_turns import has_human
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -1,5 +1,5 @@
 """AI seats playing by themselves, off the request path: the pending turns of the queue
-(``infra.ai_queue``) claimed and played, by ``scopa serve`` itself or by ``scopa worker``
+(``infra.ai_turns``) claimed and played, by ``scopa serve`` itself or by ``scopa worker``
 processes.
 
 ``AiRunner`` claims turns while it has a free slot (as many as its AI pool decides at
@@ -9,7 +9,7 @@ move in this process, or a NOTIFY from another), and otherwise every ``poll_seco
 which is also when a paced AI-only match's next turn comes ready. Nothing is kept
 between claims: a turn left by a process that died is claimed by another once its lease
 lapses, within ``lease_seconds`` however long a decision takes. A second runner claims
-the reviews asked of the workers (``infra.review_queue``) the same way.
+the reviews asked of the workers (``infra.reviews``) the same way.
 
 ``Heartbeat`` tells the store, every few seconds and whenever it changes, how many
 decisions this process can make at once, for ``/ready`` and the metrics.

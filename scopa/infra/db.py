@@ -142,7 +142,7 @@ def _refuse_closed(dbapi_connection: Any, _record: object, _proxy: object) -> No
     # checkout: asyncpg marks a connection closed as soon as the server ends it (backend
     # terminated, server stopped), so looking costs nothing. The pool then takes another
     # connection. One that dies unannounced fails its first statement instead: a read is
-    # tried once more (infra.repositories), a write answers 503.
+    # tried once more (infra.unit_of_work), a write answers 503.
     if dbapi_connection.driver_connection.is_closed():
         raise exc.DisconnectionError("the server closed this connection")
 

@@ -29,9 +29,16 @@ CONCURRENCY = 8
 
 
 class DeadlineRunner:
-    def __init__(self, poll_seconds: float = POLL_SECONDS, concurrency: int = CONCURRENCY) -> None:
+    def __init__(
+        self,
+        poll_seconds: float = POLL_SECONDS,
+        concurrency: int = CONCURRENCY,
+        on_poll: Callable[[], None] | None = None,
+    ) -> None:
+        """``on_poll`` is told of each poll that got its answer (for the metrics)."""
         self.poll_seconds = poll_seconds
         self.concurrency = concurrency
+        self._on_poll = on_poll
         self._enforce: Callable[[str], Awaitable[None]] | None = None
         self._due: Callable[[int], Awaitable[list[str]]] | None = None
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -75,6 +82,8 @@ class DeadlineRunner:
                 retries.failed()
             else:
                 retries.succeeded()
+                if self._on_poll is not None:
+                    self._on_poll()
             await self._pause(full=len(self._tasks) >= self.concurrency)
 
     async def _pause(self, *, full: bool) -> None:

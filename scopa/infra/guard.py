@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Coroutine
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from scopa.infra.db import DatabaseUnavailable, is_unavailable
 
@@ -19,7 +19,15 @@ OPERATION_SECONDS = 5.0
 
 P = ParamSpec("P")
 R = TypeVar("R")
-S = TypeVar("S", bound="Abandoning")
+
+
+class Abandons(Protocol):
+    """What a guarded method's owner does with a call it gave up on."""
+
+    def abandon(self, call: asyncio.Future[Any]) -> None: ...
+
+
+S = TypeVar("S", bound=Abandons)
 
 
 def _end_wait(waiting: asyncio.Future[None], *_: object) -> None:

@@ -58,7 +58,7 @@ ENDED_WINDOW_KEPT = 60.0
 log = logging.getLogger(__name__)
 
 # On Postgres the statements of a limited request go to asyncpg itself, one round trip
-# each, as the move path does (infra.repositories): SQLAlchemy's per-call work and an
+# each, as the move path does (infra.unit_of_work): SQLAlchemy's per-call work and an
 # autocommit connection's set-up cost several times the statement. The windows come as
 # arrays, the same statements as the SQLAlchemy ones below, which SQLite runs.
 _PG_WINDOWS = """unnest($1::varchar[], $2::varchar[], $3::integer[], $4::integer[],

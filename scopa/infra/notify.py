@@ -102,12 +102,12 @@ class LocalEventBus:
 class PostgresEventBus(LocalEventBus):
     """Wake-ups across processes through Postgres LISTEN/NOTIFY.
 
-    One dedicated connection listens, reconnecting with backoff when it drops. The store
-    sends the NOTIFY inside each save (``SqlMatchStore(notify=CHANNEL)``), which costs no
-    round trip of its own, so ``publish`` only wakes this process. Call ``start`` once
-    the event loop runs and ``stop`` at shutdown. ``heard`` is told the match of every
-    change heard from any process that leaves an AI to play (the AI runner looks for a
-    turn to claim), ``hinted`` the match of every hint asked of the workers.
+    One dedicated connection listens, reconnecting with backoff when it drops. The
+    stores send the NOTIFY inside each change they store (``sql_stores(notify=CHANNEL)``),
+    which costs no round trip of its own, so ``publish`` only wakes this process. Call
+    ``start`` once the event loop runs and ``stop`` at shutdown. ``heard`` is told the
+    match of every change heard from any process that leaves an AI to play (the AI runner
+    looks for a turn to claim), ``hinted`` the match of every hint asked of the workers.
     """
 
     def __init__(

@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 
 import asyncpg
 from sqlalchemy import event
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util import await_only
@@ -119,3 +120,10 @@ async def pg_statement(
 ) -> Any:
     """One statement on ``engine``'s lane (``Lane.run``)."""
     return await _lanes[engine.sync_engine].run(fetch, query, *args, read=read)
+
+
+def pg_compiled(statement: Any) -> tuple[str, tuple[str, ...], dict[str, Any]]:
+    """A SQLAlchemy statement as asyncpg text, its parameters' names in ``$n`` order, and
+    the values it binds itself (a LIMIT's): compiled once, sent by ``pg_statement``."""
+    compiled = statement.compile(dialect=postgresql.asyncpg.dialect())  # type: ignore[no-untyped-call]
+    return str(compiled), tuple(compiled.positiontup or ()), dict(compiled.params)

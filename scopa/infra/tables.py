@@ -92,7 +92,7 @@ class ReviewRow(Base):
 
 class ReviewJobRow(Base):
     """A review asked for by an API process that runs no AI, until a worker keeps it in
-    ``reviews`` (infra.review_queue). A worker claims it by setting ``lease_until`` and
+    ``reviews`` (infra.reviews). A worker claims it by setting ``lease_until`` and
     renews the lease while it computes; one that dies lets it lapse, and another takes it."""
 
     __tablename__ = "review_jobs"
@@ -105,7 +105,7 @@ class ReviewJobRow(Base):
 
 
 class HintJobRow(Base):
-    """A hint asked for by an API process that runs no AI (infra.hint_queue): the state
+    """A hint asked for by an API process that runs no AI (infra.hints): the state
     it is for, until a worker writes ``answer`` and the asking process reads and deletes
     the row; deleted unanswered when the asking client went away. A worker claims it by
     setting ``lease_until``."""
@@ -125,7 +125,7 @@ class HintJobRow(Base):
 
 class AiTurnRow(Base):
     """A match whose seat to play is an AI: one row while the turn is pending, written in
-    the same transaction as the match (infra.ai_queue). A runner claims a row by setting
+    the same transaction as the match (infra.ai_turns). A runner claims a row by setting
     ``lease_until``; a runner that dies with the lease lets it lapse, and another claims
     the turn then."""
 

@@ -24,6 +24,7 @@ from scopa.service.errors import InvalidToken, UnknownLevel
 from scopa.service.ports import (
     AiBacklog,
     AiPlayer,
+    AiTurns,
     HintQueue,
     MatchObserver,
     MatchReads,
@@ -44,6 +45,7 @@ class AiWork:
         self,
         changes: Changes,
         reads: MatchReads,
+        turns: AiTurns,
         observer: MatchObserver,
         *,
         ai: AiPlayer | None,
@@ -52,6 +54,7 @@ class AiWork:
     ) -> None:
         self.changes = changes
         self.reads = reads
+        self.turns = turns
         self.observer = observer
         self.ai = ai
         self.hint_queue = hint_queue
@@ -123,7 +126,7 @@ class AiWork:
             return await answered(
                 lambda: queue.hint_answer(job),
                 lambda: queue.hint_held(job),
-                self.reads.ai_capacity,
+                self.turns.ai_capacity,
                 self.monotonic,
                 lambda: self.changes.bus.wait(job, 0, HINT_POLL_SECONDS),
                 HINT_WAIT_SECONDS,
@@ -150,7 +153,7 @@ class AiWork:
         return await self.ai_capacity() > 0
 
     async def ai_capacity(self) -> int:
-        return await self.reads.ai_capacity()
+        return await self.turns.ai_capacity()
 
     async def ai_backlog(self) -> AiBacklog:
-        return await self.reads.ai_backlog()
+        return await self.turns.ai_backlog()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TypeVar
 
 import msgspec
@@ -26,6 +26,8 @@ from scopa.service.errors import Busy
 from scopa.service.lifecycle import AUTOPLAY_LEVEL, Lifecycle, autoplays, lapse, lapses
 from scopa.service.ports import (
     AiPlayer,
+    Answer,
+    Change,
     EventBus,
     MatchObserver,
     MatchRecord,
@@ -94,9 +96,22 @@ class Changes:
         """A change the server makes itself (no token, no key), saved at the version it was
         decided on, else VersionConflict; the match as now stored."""
         due_at = self.due_at(record, state)
-        await self.matches.save(record.id, record.state.version, state, events, due_at=due_at)
+        await self.write(Change(record.id, record.state.version, state, tuple(events), due_at))
         await self.saved(record, state, due_at)
         return msgspec.structs.replace(record, state=state, due_at=due_at)
+
+    async def write(
+        self,
+        change: Change,
+        token_hashes: Mapping[int, str] | None = None,
+        answer: Answer | None = None,
+    ) -> None:
+        """Store one change to a match, with the seats it fills and the idempotent answer
+        to keep, in one unit of work."""
+        async with self.matches.unit_of_work() as uow:
+            uow.change(change, token_hashes)
+            uow.keep_answer(answer)
+            await uow.commit()
 
     async def saved(
         self,

@@ -17,7 +17,7 @@ from scopa.service.callers import Caller
 from scopa.service.changes import Changes
 from scopa.service.errors import InvalidToken, MoveRefused, StaleVersion
 from scopa.service.idempotency import Claim, Once, answer_of
-from scopa.service.ports import MatchObserver, MatchRecord, VersionConflict
+from scopa.service.ports import Change, MatchObserver, MatchRecord, VersionConflict
 
 # What a change decided on a remembered state may be refused for: only once the match is
 # read afresh does a refusal stand.
@@ -105,15 +105,8 @@ class Play:
                     raise VersionConflict(match_id) from None
                 due_at = changes.due_at(current, state)
                 view = match_view(match_id, state, seat, deadline=due_at)
-                await changes.matches.save(
-                    match_id,
-                    before.version,
-                    state,
-                    events,
-                    None,
-                    answer_of(request, view),
-                    due_at=due_at,
-                )
+                stored = Change(match_id, before.version, state, tuple(events), due_at)
+                await changes.write(stored, answer=answer_of(request, view))
                 if played:
                     self.observer.move_played("human")
                 await changes.saved(current, state, due_at)

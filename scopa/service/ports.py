@@ -1,7 +1,7 @@
 """What the use cases need from the outside world, as Protocols, each small.
 
-``infra/`` implements them on SQLAlchemy (Postgres or SQLite); ``tests/fakes.py`` in
-memory. One adapter may implement several (the SQL store does all three storage ports).
+``infra/`` implements them on SQLAlchemy (Postgres or SQLite), one store per capability;
+``tests/fakes.py`` in memory.
 """
 
 from __future__ import annotations
@@ -75,21 +75,44 @@ class AiBacklog(msgspec.Struct, frozen=True):
     oldest_ready_at: float | None
 
 
-class MatchRepository(Protocol):
-    """The matches themselves: every change is stored at a version, or not at all."""
+class UnitOfWork(Protocol):
+    """One use case's writes, registered, then stored all at once by ``commit``, or not at
+    all: ``VersionConflict`` when a change's match has moved on (or a match to add already
+    exists), ``IdempotencyConflict`` when the answer's key is held by another request,
+    ``QuotaExceeded`` when a new match would take its owner over its quota. Left without a
+    commit, it stores nothing.
 
-    async def create(
+    Each change comes with what it implies (the match's AI turn queued or not, its next
+    moment, the news of it to other processes): the store derives them, once, as it
+    stores the change."""
+
+    async def __aenter__(self) -> UnitOfWork: ...
+
+    async def __aexit__(self, *exc: object) -> None: ...
+
+    def add(
         self,
         record: MatchRecord,
         events: Sequence[StoredEvent],
         token_hashes: Mapping[int, str],
-        answer: Answer | None = None,
         *,
         quota: Quota | None = None,
     ) -> None:
-        """Store a new match, its first events, its seat token hashes and, atomically with
-        them, the idempotent answer to keep. With ``quota``, the match counts toward it,
-        and is not stored (QuotaExceeded) if its owner already holds ``quota.cap``."""
+        """A new match, its first events and its seat token hashes; with ``quota``, the
+        match counts toward it."""
+
+    def change(self, change: Change, token_hashes: Mapping[int, str] | None = None) -> None:
+        """A stored match's new state and events, at its expected version, with the token
+        hashes of seats it fills (a join)."""
+
+    def keep_answer(self, answer: Answer | None) -> None:
+        """The idempotent request's answer, kept with the writes (None: there is none)."""
+
+    async def commit(self) -> None: ...
+
+
+class MatchRepository(Protocol):
+    """The matches themselves: read one at a time; changed through a unit of work."""
 
     async def get(self, match_id: str) -> MatchRecord | None: ...
 
@@ -99,37 +122,28 @@ class MatchRepository(Protocol):
         """The match and the seat the token hash holds in it (None if no seat), in one
         read; None when there is no such match."""
 
-    async def save(
-        self,
-        match_id: str,
-        expected_version: int,
-        state: MatchState,
-        events: Sequence[StoredEvent],
-        token_hashes: Mapping[int, str] | None = None,
-        answer: Answer | None = None,
-        *,
-        due_at: float | None = None,
-    ) -> None:
-        """Replace the state and its ``due_at`` if it is still at ``expected_version``,
-        append the events and add token hashes (a join), all in one transaction; else
-        raise VersionConflict."""
+    def unit_of_work(self) -> UnitOfWork: ...
 
-    async def create_rematch(
-        self,
-        offer: Change,
-        record: MatchRecord,
-        events: Sequence[StoredEvent],
-        token_hashes: Mapping[int, str],
-        answer: Answer | None = None,
-        *,
-        quota: Quota | None = None,
-    ) -> None:
-        """``create`` the rematch (counted toward ``quota`` as a creation is) and ``save``
-        the finished match's ``offer`` of it, in one transaction: VersionConflict, and
-        nothing stored, when the old match has moved on."""
+
+class KeptReviews(Protocol):
+    """The reviews of finished matches, each kept once."""
 
     async def keep_review(self, match_id: str, review: Review) -> None:
         """Store a finished match's review of one seat; a review already kept stands."""
+
+    async def review(self, match_id: str, seat: int) -> Review | None:
+        """The review of the seat kept for the match, if one was."""
+
+
+class AiTurns(Protocol):
+    """The AI turns across every process, as an operator watches them."""
+
+    async def ai_backlog(self) -> AiBacklog:
+        """The AI turns waiting to be played."""
+
+    async def ai_capacity(self) -> int:
+        """How many AI decisions the processes playing AI turns can make at once, as they
+        last said (0: none is running)."""
 
 
 class MatchReads(Protocol):
@@ -151,16 +165,6 @@ class MatchReads(Protocol):
     async def seat_tokens(self, match_id: str) -> dict[int, str]:
         """The token hash of each seat that has one."""
 
-    async def review(self, match_id: str, seat: int) -> Review | None:
-        """The review of the seat kept for the match, if one was."""
-
-    async def ai_backlog(self) -> AiBacklog:
-        """The AI turns waiting to be played."""
-
-    async def ai_capacity(self) -> int:
-        """How many AI decisions the processes playing AI turns can make at once, as they
-        last said (0: none is running)."""
-
     async def due(self, now: float, limit: int) -> list[str]:
         """Ids of matches whose ``due_at`` is at or before ``now``, longest overdue first,
         at most ``limit``."""
@@ -176,7 +180,7 @@ class MatchReads(Protocol):
 
 
 class IdempotencyKeys(Protocol):
-    """Claims on Idempotency-Keys; the answer itself is kept by the repository's change."""
+    """Claims on Idempotency-Keys; the answer itself is kept by the unit of work."""
 
     async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
         """Claim the key: None when claimed now; the stored answer when the key already has
@@ -208,7 +212,7 @@ class ReviewQueue(Protocol):
 
     async def ask_review(self, match_id: str, seat: int) -> None:
         """Ask for the review of ``seat``; asking again while it is pending changes nothing.
-        Keeping the review (``keep_review``) answers the asking."""
+        Keeping the review (``KeptReviews.keep_review``) answers the asking."""
 
     async def review_held(self, match_id: str, seat: int) -> bool:
         """Whether a live process holds the asked review: it is computing it."""

@@ -18,21 +18,33 @@ from scopa.domain.ai.review import Review
 from scopa.domain.errors import NoSuchSeat
 from scopa.service.asked import REVIEW_POLL_SECONDS, REVIEW_WAIT_SECONDS, answered
 from scopa.service.errors import MatchNotFinished, MatchNotFound, UnknownLevel
-from scopa.service.ports import AiPlayer, MatchReads, MatchRecord, MatchRepository, ReviewQueue
+from scopa.service.ports import (
+    AiPlayer,
+    AiTurns,
+    KeptReviews,
+    MatchReads,
+    MatchRecord,
+    MatchRepository,
+    ReviewQueue,
+)
 
 
 class Reviews:
     def __init__(
         self,
         matches: MatchRepository,
+        kept: KeptReviews,
         reads: MatchReads,
+        turns: AiTurns,
         ai: AiPlayer | None,
         queue: ReviewQueue | None = None,
         monotonic: Callable[[], float] = time.monotonic,
         poll_seconds: float = REVIEW_POLL_SECONDS,
     ) -> None:
         self.matches = matches
+        self.kept = kept
         self.reads = reads
+        self.turns = turns
         self.ai = ai
         self.queue = queue
         self.monotonic = monotonic
@@ -49,7 +61,7 @@ class Reviews:
 
     async def of(self, record: MatchRecord, seat: int) -> Review:
         self.check(record, seat)
-        kept = await self.reads.review(record.id, seat)
+        kept = await self.kept.review(record.id, seat)
         if kept is not None:
             return kept
         key = (record.id, seat)
@@ -69,9 +81,9 @@ class Reviews:
 
     async def compute(self, match_id: str, seat: int) -> None:
         """Compute and keep the review asked of this process (it runs AI), unless kept."""
-        kept = await self.reads.review(match_id, seat)
+        kept = await self.kept.review(match_id, seat)
         if kept is not None:  # asked for as it was being kept: keeping again ends the asking
-            await self.matches.keep_review(match_id, kept)
+            await self.kept.keep_review(match_id, kept)
             return
         record = await self.matches.get(match_id)
         if record is None:  # asked for only of a match that exists, and a match stays
@@ -87,17 +99,17 @@ class Reviews:
             raise MatchNotFinished("the match's start is not kept: it cannot be reviewed")
         events = await self.reads.events(record.id, 0, record.state.seq)
         review = await self.ai.review(initial, events, seat)
-        await self.matches.keep_review(record.id, review)
-        return await self.reads.review(record.id, seat) or review
+        await self.kept.keep_review(record.id, review)
+        return await self.kept.review(record.id, seat) or review
 
     async def _asked(self, queue: ReviewQueue, record: MatchRecord, seat: int) -> Review:
         """The review once a process that runs AI has kept it, or AiUnavailable (the review
         stays asked for: a later request may find it kept)."""
         await queue.ask_review(record.id, seat)
         return await answered(
-            lambda: self.reads.review(record.id, seat),
+            lambda: self.kept.review(record.id, seat),
             lambda: queue.review_held(record.id, seat),
-            self.reads.ai_capacity,
+            self.turns.ai_capacity,
             self.monotonic,
             lambda: asyncio.sleep(self.poll_seconds),
             REVIEW_WAIT_SECONDS,

@@ -78,9 +78,10 @@ class Seating:
             )
             hashes = {seat: token_hash(token) for seat, token in tokens.items()}
             quota = quotas.of(state) if quotas is not None else None
-            await self.changes.matches.create(
-                record, events, hashes, answer_of(request, created), quota=quota
-            )
+            async with self.changes.matches.unit_of_work() as uow:
+                uow.add(record, events, hashes, quota=quota)
+                uow.keep_answer(answer_of(request, created))
+                await uow.commit()
             for seat, hashed in hashes.items():
                 self.changes.recent.remember(record, hashed, seat)
             self.observer.match_created()
@@ -163,15 +164,8 @@ class Seating:
             hashed = token_hash(token)
             body = answer(state, token)
             due_at = self.changes.due_at(current, state)
-            await self.changes.matches.save(
-                current.id,
-                current.state.version,
-                state,
-                events,
-                {seat: hashed},
-                answer_of(request, body),
-                due_at=due_at,
-            )
+            change = Change(current.id, current.state.version, state, tuple(events), due_at)
+            await self.changes.write(change, {seat: hashed}, answer_of(request, body))
             await self.changes.saved(current, state, due_at, hashed, seat)
             self.changes.changed(current.id, state)
             return body
@@ -227,14 +221,13 @@ class Seating:
         record = MatchRecord(match_id, state, now, self.changes.lifecycle.due_at(state, now, now))
         view = match_view(match_id, state, None, deadline=record.due_at)
         outcome = Rematch(True, Rematched(view, seat, token))
-        await self.changes.matches.create_rematch(
-            Change(old.id, old.state.version, offered, tuple(offer_events)),
-            record,
-            events,
-            {seat: hashed},
-            answer_of(request, outcome),
-            quota=quotas.of(state) if quotas is not None else None,
-        )
+        quota = quotas.of(state) if quotas is not None else None
+        # The rematch and its offer on the finished match stand or fall together.
+        async with self.changes.matches.unit_of_work() as uow:
+            uow.add(record, events, {seat: hashed}, quota=quota)
+            uow.change(Change(old.id, old.state.version, offered, tuple(offer_events)))
+            uow.keep_answer(answer_of(request, outcome))
+            await uow.commit()
         self.changes.recent.remember(record, hashed, seat)
         self.observer.match_created()
         await self.changes.saved(old, offered, None)

@@ -16,9 +16,11 @@ from scopa.service.moments import Moments
 from scopa.service.play import Play
 from scopa.service.ports import (
     AiPlayer,
+    AiTurns,
     EventBus,
     HintQueue,
     IdempotencyKeys,
+    KeptReviews,
     MatchObserver,
     MatchReads,
     MatchRepository,
@@ -51,6 +53,8 @@ def build_services(
     *,
     reads: MatchReads,
     keys: IdempotencyKeys,
+    turns: AiTurns,
+    kept: KeptReviews,
     ai: AiPlayer | None = None,
     review_queue: ReviewQueue | None = None,
     hint_queue: HintQueue | None = None,
@@ -77,14 +81,16 @@ def build_services(
         on_change=on_change,
     )
     once = Once(keys)
-    reviews = Reviews(matches, reads, ai, review_queue, monotonic)
+    reviews = Reviews(matches, kept, reads, turns, ai, review_queue, monotonic)
     return Services(
         callers=callers,
         changes=changes,
         seating=Seating(changes, callers, reads, once, observer, ai_levels(ai, hint_queue)),
         play=Play(changes, once, observer),
         moments=Moments(changes, reads),
-        ai_work=AiWork(changes, reads, observer, ai=ai, hint_queue=hint_queue, monotonic=monotonic),
+        ai_work=AiWork(
+            changes, reads, turns, observer, ai=ai, hint_queue=hint_queue, monotonic=monotonic
+        ),
         records=Records(callers, reads, bus, reviews, observer, monotonic),
         lobby=Listings(reads),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -151,7 +152,7 @@ async def test_key_reused_with_another_body_is_422_before_the_turn(client: Clien
 async def test_key_in_flight_is_409(client: Client, store: FakeStore) -> None:
     match_id, seat = await fixed(client)
     scope = token_hash(seat[1])
-    store.keys.claims[(scope, Claim(scope, "k", "").stored.key)] = ("running", None)
+    store.keys.claims[(scope, Claim(scope, "k", "").stored.key)] = ("running", None, time.time())
     answer = await move(client, match_id, seat[1], **{"Idempotency-Key": "k"})
     assert answer.status_code == 409
     assert problem_type(answer) == "idempotency-key-in-flight"

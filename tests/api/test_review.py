@@ -65,8 +65,7 @@ async def test_a_review_is_computed_once_and_kept(stored: InProcess) -> None:
     again = await review(client, match_id, 1)
     assert again.json() == answers[0].json()
     assert ai.reviews == before + 1  # and later ones read it back
-    reads = getattr(stored.store, "reads", stored.store)  # the fakes keep reads apart
-    kept = await reads.review(match_id, 1)
+    kept = await stored.kept.review(match_id, 1)
     assert isinstance(kept, Review)
     assert kept.seat == 1
 

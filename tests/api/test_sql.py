@@ -14,9 +14,9 @@ from scopa.domain.cards import parse_card
 from scopa.domain.match import Seat
 from scopa.infra.db import make_engine
 from scopa.infra.notify import LocalEventBus
-from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.stores import sql_stores
 from scopa.service.seating import Setup
-from scopa.service.services import build_services
+from scopa.wiring import services_over
 from tests.api.support import (
     DECK,
     FIXED_MATCH,
@@ -192,8 +192,8 @@ async def test_a_restarted_server_plays_pending_ai_turns_within_2_s(database_url
     # Stored by a process that died before its AI moved: no runner is told of it.
     engine = make_engine(database_url)
     try:
-        store = SqlMatchStore(engine)
-        dead = build_services(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
+        store = sql_stores(engine)
+        dead = services_over(store, LocalEventBus(), ai=FirstMoveAi())
         setup = Setup(
             seats=(Seat("human"), Seat("ai", "hard")),
             decks=(tuple(parse_card(c) for c in DECK),),

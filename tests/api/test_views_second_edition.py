@@ -122,7 +122,7 @@ async def test_the_active_lobby_lists_matches_being_played_newest_first(
 
 
 async def truth(stored: InProcess, match_id: str) -> Any:
-    record = await stored.store.get(match_id)
+    record = await stored.matches.get(match_id)
     assert record is not None
     return record.state
 

@@ -26,7 +26,7 @@ from sqlalchemy import func, select
 
 from examples.bot import play_seat
 from scopa.infra.db import make_engine
-from scopa.infra.repositories import MATCHES as MATCH_TABLE
+from scopa.infra.match_reads import MATCHES as MATCH_TABLE
 from tests.support.audit import audit
 from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import Server, start_server

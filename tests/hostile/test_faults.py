@@ -27,7 +27,7 @@ from scopa.service.idempotency import Claim
 from scopa.service.ports import Idempotency
 from scopa.service.seating import Setup
 from scopa.service.services import build_services
-from tests.fakes import FakeBus, FakeKeys, FakeStore, StoreDown, fake_service
+from tests.fakes import FakeBus, FakeKeys, FakeStore, FakeUnitOfWork, StoreDown, fake_service
 from tests.support.audit import audit
 from tests.support.driver import Journal, Player, client
 from tests.support.eventually import eventually
@@ -188,7 +188,7 @@ async def test_connections_killed_and_database_restarted_during_play(
 
 
 class FailsToCreate(FakeStore):
-    async def create(self, *args: Any, **kwargs: Any) -> None:
+    def commit(self, work: FakeUnitOfWork) -> None:
         raise StoreDown("the database does not answer")
 
 
@@ -208,7 +208,14 @@ class PublishHangs(FakeBus):
 
 async def test_a_failed_request_does_not_wait_to_release_its_key() -> None:
     store = FailsToCreate()
-    service = build_services(store, FakeBus(), reads=store.reads, keys=ReleaseHangs(store))
+    service = build_services(
+        store,
+        FakeBus(),
+        reads=store.reads,
+        keys=ReleaseHangs(store),
+        turns=store.reads,
+        kept=store.reads,
+    )
     setup = Setup(seats=(Seat("human"), Seat("human")))
     started = time.monotonic()
     with pytest.raises(StoreDown):
@@ -235,11 +242,11 @@ class DownAfterClaim(FakeStore):
 
     first = True
 
-    async def create(self, *args: Any, **kwargs: Any) -> None:
+    def commit(self, work: FakeUnitOfWork) -> None:
         if self.first:
             self.first = False
             self.down = True
-        await super().create(*args, **kwargs)
+        super().commit(work)
 
 
 async def test_a_key_left_claimed_by_an_outage_is_let_go_once_the_database_is_back() -> None:

@@ -38,11 +38,11 @@ from scopa.api.app import create_app
 from scopa.infra.ai_runner import AiRunner
 from scopa.infra.db import DatabaseUnavailable, make_engine
 from scopa.infra.notify import LocalEventBus
-from scopa.infra.repositories import SqlMatchStore
 from scopa.infra.settings import Settings
+from scopa.infra.stores import sql_stores
 from scopa.service.feed import MAX_EVENTS
 from scopa.service.ids import token_hash
-from scopa.service.services import build_services
+from scopa.wiring import services_over
 from tests.fakes import FirstMoveAi
 
 if TYPE_CHECKING:
@@ -111,14 +111,12 @@ def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> I
     path = tmp_path_factory.mktemp("schemathesis") / "scopa.db"
     shutil.copyfile(sqlite_template, path)
     database = make_engine(f"sqlite+aiosqlite:///{path}")
-    store = SqlMatchStore(database)
+    store = sql_stores(database)
     runner = AiRunner(poll_seconds=0.2)
-    service = build_services(
-        store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi(), on_change=runner.kick
-    )
+    service = services_over(store, LocalEventBus(), ai=FirstMoveAi(), on_change=runner.kick)
 
     async def start() -> None:
-        await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
+        await runner.start(service.ai_work.play_ai_turn, store.ai_turns.claim_ai_turn)
 
     async def stop() -> None:
         await runner.stop()
@@ -208,16 +206,16 @@ async def _check_logs(database: Path, run: Run) -> None:
     read first, so the log read after it may hold moves made in between, never fewer."""
     url = f"sqlite+aiosqlite:///{database}"
     connection = make_engine(url)
-    store = SqlMatchStore(connection)
+    store = sql_stores(connection)
     try:
         with sqlite3.connect(database) as conn:
             ids = [row[0] for row in conn.execute("SELECT id FROM matches")]
         run.matches = len(ids)
         for match_id in ids:
-            record = await store.get(match_id)
+            record = await store.matches.get(match_id)
             assert record is not None
             seqs: list[int] = []
-            while page := await store.events(match_id, seqs[-1] if seqs else 0, MAX_EVENTS):
+            while page := await store.reads.events(match_id, seqs[-1] if seqs else 0, MAX_EVENTS):
                 seqs.extend(e.seq for e in page)
             if seqs != list(range(1, len(seqs) + 1)) or len(seqs) < record.state.seq:
                 run.gaps.append(f"{match_id}: seqs {seqs} for seq {record.state.seq}")

@@ -185,14 +185,14 @@ class Table:
         self.breaches.append(f"move {self.moves}, {viewer.name}: {what}")
 
     async def truth(self) -> Any:
-        record = await self.api.store.get(self.match_id)
+        record = await self.api.matches.get(self.match_id)
         assert record is not None
         return record.state
 
     async def check_everyone(self) -> Any:
         """Every viewer's view, new events and hint against the stored state; that state."""
         state = await self.truth()
-        stored = await self.api.store.events(self.match_id, 0, MAX_EVENTS * 10)
+        stored = await self.api.reads.events(self.match_id, 0, MAX_EVENTS * 10)
         hands = [{NAME[c] for c in hand} for hand in state.hands]
         stock = {NAME[c] for c in state.stock}
         shown = _shown_seats(state)
@@ -345,7 +345,7 @@ class Table:
                 self.breach(Viewer(None, None), f"the record's seed {record['seed']}")
         elif record["seed"] is not None or committed is not None:
             self.breach(Viewer(None, None), "a seeded match's record shows a seed")
-        stored = await self.api.store.events(self.match_id, 0, MAX_EVENTS * 10)
+        stored = await self.api.reads.events(self.match_id, 0, MAX_EVENTS * 10)
         every = [_with_every_hand(e) for e in stored]
         if record["events"] != every:
             self.breach(Viewer(None, None), "the record's events are not the log")

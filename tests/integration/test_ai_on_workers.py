@@ -18,9 +18,8 @@ import pytest
 from sqlalchemy import Select, Table, func, select
 
 from scopa.infra.db import make_engine
-from scopa.infra.hint_queue import HINTS
-from scopa.infra.repositories import REVIEWS
-from scopa.infra.review_queue import JOBS
+from scopa.infra.hints import HINTS
+from scopa.infra.reviews import JOBS, REVIEWS
 from scopa.service.asked import UNATTENDED_SECONDS
 from tests.api.support import bearer, create, finish, problem_type, tokens, view
 from tests.support.server_process import Server, running_in_group, start_server, start_worker

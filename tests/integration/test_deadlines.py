@@ -17,9 +17,10 @@ from scopa.domain.moves import Move
 from scopa.infra.db import make_engine
 from scopa.infra.deadline_runner import DeadlineRunner
 from scopa.infra.notify import LocalEventBus
-from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.stores import sql_stores
 from scopa.service.seating import Setup
-from scopa.service.services import Services, build_services
+from scopa.service.services import Services
+from scopa.wiring import services_over
 from tests.api.support import DECK
 from tests.fakes import FirstMoveAi
 from tests.support.eventually import eventually
@@ -54,12 +55,8 @@ async def services(database_url: str) -> AsyncIterator[tuple[Services, Services,
         for _ in range(2):
             engine = make_engine(database_url)
             stack.push_async_callback(engine.dispose)
-            store = SqlMatchStore(engine, clock=clock)
-            made.append(
-                build_services(
-                    store, LocalEventBus(), reads=store, keys=store, ai=PausingAi(), clock=clock
-                )
-            )
+            store = sql_stores(engine, clock=clock)
+            made.append(services_over(store, LocalEventBus(), ai=PausingAi(), clock=clock))
         yield made[0], made[1], clock
 
 

@@ -97,7 +97,7 @@ async def buses(postgres_url: str) -> AsyncIterator[tuple[PostgresEventBus, Post
 
 
 async def notify(dsn: str, match_id: str, seq: int, ai_to_play: bool = False) -> None:
-    """What a save by another process sends (``SqlMatchStore(notify=CHANNEL)``)."""
+    """What a save by another process sends (``sql_stores(notify=CHANNEL)``)."""
     conn = await asyncpg.connect(dsn)
     try:
         await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, notice(match_id, seq, ai_to_play))

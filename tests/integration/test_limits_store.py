@@ -12,11 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from scopa.domain.match import resign
 from scopa.infra.db import make_engine
 from scopa.infra.limits import LEASE_SECONDS, SqlLimits
-from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.stores import sql_stores
 from scopa.service.ids import new_match_id
 from scopa.service.limits import OwnerQuotas, QuotaExceeded, Window
 from scopa.service.ports import MatchRecord
-from tests.integration.test_match_store import T0, Clock, fresh
+from tests.support.stored import T0, Clock, fresh
+from tests.support.writes import create, save
 
 
 @pytest.fixture
@@ -92,28 +93,30 @@ def record(state: object) -> MatchRecord:
 async def test_an_owner_holds_at_most_its_ai_only_matches_while_they_run(
     engine: AsyncEngine,
 ) -> None:
-    store = SqlMatchStore(engine)
+    store = sql_stores(engine)
     quotas = OwnerQuotas("10.0.0.1", waiting=0, ai_only=1)
     state, events = fresh("ai", "ai")
     running = record(state)
-    await store.create(running, events, {}, quota=quotas.of(state))
+    await create(store.matches, running, events, {}, quota=quotas.of(state))
     with pytest.raises(QuotaExceeded):
-        await store.create(record(state), events, {}, quota=quotas.of(state))
+        await create(store.matches, record(state), events, {}, quota=quotas.of(state))
     # Another owner, and a match with a human seat, count toward nothing here.
     other = OwnerQuotas("10.0.0.2", waiting=0, ai_only=1)
-    await store.create(record(state), events, {}, quota=other.of(state))
+    await create(store.matches, record(state), events, {}, quota=other.of(state))
     human, _ = fresh("human", "ai")
     assert quotas.of(human) is None
     over, finished_events = resign(state, 0)
-    await store.save(running.id, state.version, over, finished_events)
-    await store.create(record(state), events, {}, quota=quotas.of(state))
+    await save(store.matches, running.id, state.version, over, finished_events)
+    await create(store.matches, record(state), events, {}, quota=quotas.of(state))
 
 
 async def test_racing_creations_never_pass_the_waiting_quota(engine: AsyncEngine) -> None:
-    store = SqlMatchStore(engine)
+    store = sql_stores(engine)
     quotas = OwnerQuotas("10.0.0.1", waiting=3, ai_only=0)
     state, events = fresh("human", "open")
-    tries = [store.create(record(state), events, {}, quota=quotas.of(state)) for _ in range(12)]
+    tries = [
+        create(store.matches, record(state), events, {}, quota=quotas.of(state)) for _ in range(12)
+    ]
     outcomes = await asyncio.gather(*tries, return_exceptions=True)
     assert sum(o is None for o in outcomes) == 3
     assert all(isinstance(o, QuotaExceeded) for o in outcomes if o is not None)

@@ -23,11 +23,11 @@ from scopa.domain.rules import make_rules
 from scopa.infra.db import make_engine
 from scopa.infra.migrate import LOCK_KEY, alembic_config, migrate
 from scopa.infra.notify import LocalEventBus
-from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.stores import sql_stores
 from scopa.service.idempotency import Claim
 from scopa.service.ids import token_hash
 from scopa.service.ports import IdempotencyConflict
-from scopa.service.services import build_services
+from scopa.wiring import services_over
 from tests.fakes import FirstMoveAi
 from tests.support.audit import audit
 from tests.support.eventually import eventually
@@ -247,8 +247,8 @@ async def test_matches_stored_before_0003_upgrade_and_play_to_the_end(empty_url:
     }
     engine = make_engine(empty_url)
     try:
-        store = SqlMatchStore(engine)
-        service = build_services(store, LocalEventBus(), reads=store, keys=store, ai=FirstMoveAi())
+        store = sql_stores(engine)
+        service = services_over(store, LocalEventBus(), ai=FirstMoveAi())
         joined = await service.seating.join(waiting, 1, None, "fp")
         old[waiting][1] = joined.token
         for match_id, tokens in old.items():
@@ -316,15 +316,15 @@ async def test_the_sealing_migration_leaves_no_plaintext_and_keeps_the_answers(
     try:
         async with engine.connect() as conn:
             rows = (await conn.execute(text("SELECT * FROM idempotency"))).all()
-        store = SqlMatchStore(engine)
+        store = sql_stores(engine)
         replays = {}
         for (scope, key, fingerprint, body), token in zip(OLD_ROWS, tokens, strict=True):
             claim = Claim(scope, key, fingerprint)
             if body is None:
                 with pytest.raises(IdempotencyConflict):
-                    await store.begin_idempotent(claim.stored)
+                    await store.answers.begin_idempotent(claim.stored)
                 continue
-            stored = await store.begin_idempotent(claim.stored)
+            stored = await store.answers.begin_idempotent(claim.stored)
             if stored is not None:
                 assert stored.fingerprint == claim.stored.fingerprint
                 replays[key] = claim.open(stored.body) == body.replace(b"%s", token.encode())
@@ -363,8 +363,8 @@ async def test_ai_turns_pending_before_0005_are_queued_humans_first(empty_url: s
 
     engine = make_engine(empty_url)
     try:
-        store = SqlMatchStore(engine)
-        claimed = [await store.claim_ai_turn(3.0) for _ in range(3)]
+        store = sql_stores(engine)
+        claimed = [await store.ai_turns.claim_ai_turn(3.0) for _ in range(3)]
         # Seat 1 leads: the mixed match waits on its AI, and comes first though younger.
         assert claimed == [mixed, bots, None]
     finally:

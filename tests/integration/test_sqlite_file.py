@@ -13,8 +13,9 @@ from scopa.domain.match import Seat, new_match
 from scopa.domain.rules import Rules
 from scopa.infra.db import make_engine
 from scopa.infra.migrate import migrate
-from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.stores import sql_stores
 from scopa.service.ports import MatchRecord
+from tests.support.writes import create
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ async def test_the_database_and_its_wal_and_shm_are_the_owners_alone(tmp_path: P
     engine = make_engine(url)
     try:
         state, events = new_match(Rules(), (Seat("human"), Seat("human")), 1)
-        await SqlMatchStore(engine).create(MatchRecord("m" * 22, state, 0.0), events, {})
+        await create(sql_stores(engine).matches, MatchRecord("m" * 22, state, 0.0), events, {})
         # While a connection is open, the write-ahead log and its index exist.
         companions = [tmp_path / "scopa.db-wal", tmp_path / "scopa.db-shm"]
         assert {p.name: mode(p) for p in companions} == {p.name: 0o600 for p in companions}

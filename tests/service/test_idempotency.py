@@ -20,7 +20,7 @@ SETUP = Setup(seats=(Seat("human"), Seat("open")), seed=5)
 
 
 def stored_answers(store: FakeStore) -> list[StoredAnswer]:
-    return [answer for _, answer in store.keys.claims.values() if answer is not None]
+    return [answer for _, answer, _ in store.keys.claims.values() if answer is not None]
 
 
 async def test_the_store_holds_neither_the_key_nor_a_token(

@@ -16,7 +16,7 @@ from scopa.service.ports import MatchRecord, VersionConflict
 from scopa.service.seating import Setup
 from scopa.service.services import Services
 from tests.api.support import DECK
-from tests.fakes import FakeBus, FakeReads, FakeStore, fake_service
+from tests.fakes import FakeBus, FakeReads, FakeStore, FakeUnitOfWork, fake_service
 
 FIXED = Setup(
     seats=(Seat("human"), Seat("human")),
@@ -49,11 +49,11 @@ async def test_a_conflict_then_success_stores_one_move(store: FakeStore, bus: Fa
     class FlakyStore(FakeStore):
         failures = 1
 
-        async def save(self, *args: object, **kwargs: object) -> None:
-            if self.failures:
+        def commit(self, work: FakeUnitOfWork) -> None:
+            if self.failures and work.changes:
                 self.failures -= 1
                 raise VersionConflict("someone else")
-            await super().save(*args, **kwargs)  # type: ignore[arg-type]
+            super().commit(work)
 
     flaky = FlakyStore()
     service = fake_service(flaky, bus)

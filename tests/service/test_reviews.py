@@ -56,7 +56,9 @@ def finished() -> MatchRecord:
 
 def asking(store: FakeStore, queue: FakeQueue, clock: Ticking) -> Reviews:
     """Reviews as an API process without AI has them (no AI of its own to compute)."""
-    return Reviews(store, store.reads, None, queue, clock, poll_seconds=0.001)
+    return Reviews(
+        store, store.reads, store.reads, store.reads, None, queue, clock, poll_seconds=0.001
+    )
 
 
 async def test_concurrent_requests_ask_once_and_read_what_the_worker_kept() -> None:
@@ -68,7 +70,7 @@ async def test_concurrent_requests_ask_once_and_read_what_the_worker_kept() -> N
         await queue.heard.wait()
         queue.held = True
         await asyncio.sleep(0.05)  # computing
-        await store.keep_review(DONE, kept)
+        await store.reads.keep_review(DONE, kept)
 
     record = finished()
     got = await asyncio.gather(*(reviewing.of(record, 1) for _ in range(3)), worker())
@@ -98,7 +100,7 @@ async def test_a_review_held_by_a_worker_is_waited_for_while_no_worker_beats() -
     class Computing(FakeQueue):
         async def review_held(self, match_id: str, seat: int) -> bool:
             if clock.now > 2 * UNATTENDED_SECONDS:
-                await store.keep_review(DONE, kept)  # done, at the next look
+                await store.reads.keep_review(DONE, kept)  # done, at the next look
             return True
 
     assert await asking(store, Computing(), clock).of(finished(), 0) == kept

@@ -1,6 +1,6 @@
 """The stored history of matches, checked against itself and against what clients were told.
 
-``audit`` reads the store directly (``SqlMatchStore``), not through the API: a server
+``audit`` reads the store directly (``SqlStores``), not through the API: a server
 that loses or invents moves could also answer reads wrongly. For each match the event log
 must be gapless from seq 1, ``domain.match.replay(initial, events)`` must give the stored
 state, and replaying the changes one by one (joins and claims, plays, rematch offers) must
@@ -18,7 +18,7 @@ from scopa.domain.errors import ScopaError
 from scopa.domain.events import CardPlayed, StoredEvent
 from scopa.domain.match import MatchState, redo, replay
 from scopa.infra.db import make_engine
-from scopa.infra.repositories import SqlMatchStore
+from scopa.infra.stores import sql_stores
 
 # More events than any match can have: one read returns the whole log.
 ALL_EVENTS = 1_000_000
@@ -51,18 +51,18 @@ async def audit(database_url: str, match_ids: Iterable[str], acks: Iterable[Ack]
     result = Audit()
     engine = make_engine(database_url)
     try:
-        store = SqlMatchStore(engine)
+        store = sql_stores(engine)
         for match_id in sorted(set(match_ids) | set(acked)):
-            record = await store.get(match_id)
+            record = await store.matches.get(match_id)
             if record is None:
                 result.problems.append(f"{match_id}: not stored")
                 result.moves_lost += len(acked[match_id])
                 continue
-            events = await store.events(match_id, 0, ALL_EVENTS)
+            events = await store.reads.events(match_id, 0, ALL_EVENTS)
             result.matches += 1
             result.events += len(events)
             result.finished += record.state.status == "finished"
-            initial = await store.initial(match_id)
+            initial = await store.reads.initial(match_id)
             assert initial is not None
             _check(match_id, initial, record.state, events, acked[match_id], result)
     finally:
@@ -126,7 +126,7 @@ async def stored_state(database_url: str, match_id: str) -> MatchState | None:
     """The match as stored, read past any server (for one that is down, say)."""
     engine = make_engine(database_url)
     try:
-        record = await SqlMatchStore(engine).get(match_id)
+        record = await sql_stores(engine).matches.get(match_id)
     finally:
         await engine.dispose()
     return None if record is None else record.state

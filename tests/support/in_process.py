@@ -20,20 +20,33 @@ from scopa.api.app import create_app
 from scopa.infra.ai_runner import AiRunner
 from scopa.infra.db import DatabaseUnavailable, make_engine
 from scopa.infra.notify import LocalEventBus
-from scopa.infra.repositories import SqlMatchStore
 from scopa.infra.settings import Settings
-from scopa.service.ports import MatchRepository
-from scopa.service.services import Services, build_services
+from scopa.infra.stores import SqlStores, sql_stores
+from scopa.service.ports import KeptReviews, MatchReads, MatchRepository
+from scopa.service.services import Services
+from scopa.wiring import services_over
 from tests.fakes import FakeStore, FirstMoveAi, StoreDown, fake_service
 
 
 @dataclass
 class InProcess:
     client: httpx.AsyncClient
-    store: MatchRepository
+    store: FakeStore | SqlStores
     engine: AsyncEngine | None  # None over the fakes
     service: Services  # for a test to enforce a match's passed moment itself
     app: Litestar
+
+    @property
+    def matches(self) -> MatchRepository:
+        return self.store if isinstance(self.store, FakeStore) else self.store.matches
+
+    @property
+    def reads(self) -> MatchReads:
+        return self.store.reads
+
+    @property
+    def kept(self) -> KeptReviews:
+        return self.store.reads if isinstance(self.store, FakeStore) else self.store.reviews
 
     def client_at(self, host: str) -> httpx.AsyncClient:
         """Another client of the same app, calling from ``host`` (close it when done)."""
@@ -55,18 +68,12 @@ async def serve(
     """``clock``: the service's, so a test can move a match past its moments."""
     engine = make_engine(url) if url is not None else None
     runner = AiRunner(poll_seconds=0.2)
-    store: MatchRepository
+    store: FakeStore | SqlStores
     service: Services
     if engine is not None:
-        store = SqlMatchStore(engine)
-        service = build_services(
-            store,
-            LocalEventBus(),
-            reads=store,
-            keys=store,
-            ai=FirstMoveAi(),
-            on_change=runner.kick,
-            clock=clock,
+        store = sql_stores(engine)
+        service = services_over(
+            store, LocalEventBus(), ai=FirstMoveAi(), on_change=runner.kick, clock=clock
         )
     else:
         store = FakeStore()
@@ -76,14 +83,15 @@ async def serve(
         service,
         unavailable=(StoreDown, DatabaseUnavailable),
     )
-    await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
+    claim = store.claim_ai_turn if isinstance(store, FakeStore) else store.ai_turns.claim_ai_turn
+    await runner.start(service.ai_work.play_ai_turn, claim)
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             yield InProcess(client, store, engine, service, app)
     finally:
         await runner.stop()
-        if isinstance(store, SqlMatchStore):
+        if isinstance(store, SqlStores):
             await store.settle()
         if engine is not None:
             await engine.dispose()

@@ -21,14 +21,13 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Table, delete, func, select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from scopa.domain.match import MatchState, ai_to_play
 from scopa.infra.db import write_transaction
 from scopa.infra.guard import reaching_database
 from scopa.infra.job_queue import NOW, JobQueue
-from scopa.infra.sql_store import SqlStore
+from scopa.infra.sql_store import SqlStore, merging_insert
 from scopa.infra.statements import pg_compiled
 from scopa.infra.tables import AiTurnRow, AiWorkerRow
 from scopa.service.ports import AiBacklog
@@ -73,8 +72,8 @@ async def requeue(conn: AsyncConnection, match_id: str, turn: dict[str, Any] | N
     if turn is None:
         await conn.execute(QUEUE.drop(match_id))
         return
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    upsert = dialect.insert(TURNS).values(match_id=match_id, **turn)
+    postgres = conn.dialect.name == "postgresql"
+    upsert = merging_insert(TURNS, postgres=postgres).values(match_id=match_id, **turn)
     await conn.execute(upsert.on_conflict_do_update(index_elements=["match_id"], set_=turn))
 
 
@@ -108,17 +107,15 @@ class SqlAiTurns(SqlStore):
     async def ai_backlog(self) -> AiBacklog:
         now = self.db.clock()
         backlog = select(func.count(), func.min(TURNS.c.ready_at)).where(TURNS.c.ready_at <= now)
-        async with self.db.engine.connect() as conn:
-            ready, oldest = (await conn.execute(backlog)).one()
-        return AiBacklog(int(ready), oldest)
+        counted = (await self.db.read(backlog))[0]
+        return AiBacklog(int(counted[0]), counted[1])
 
     @reaching_database
     async def beat(self, worker: str, capacity: int) -> None:
         """This process's heartbeat; the long gone are forgotten on the way."""
         now = self.db.clock()
         row = {"seen_at": now, "capacity": capacity}
-        dialect = postgresql if self.db.postgres else sqlite
-        upsert = dialect.insert(WORKERS).values(id=worker, **row)
+        upsert = self.db.insert(WORKERS).values(id=worker, **row)
         gone = delete(WORKERS).where(WORKERS.c.seen_at < now - WORKER_FORGET_SECONDS)
         async with write_transaction(self.db.engine) as conn:
             await conn.execute(upsert.on_conflict_do_update(index_elements=["id"], set_=row))
@@ -133,5 +130,4 @@ class SqlAiTurns(SqlStore):
         """The decisions the processes heard from lately can make at once."""
         live = WORKERS.c.seen_at >= self.db.clock() - WORKER_SILENCE_SECONDS
         capacity = select(func.coalesce(func.sum(WORKERS.c.capacity), 0)).where(live)
-        async with self.db.engine.connect() as conn:
-            return int((await conn.execute(capacity)).scalar_one())
+        return int((await self.db.read(capacity))[0][0])

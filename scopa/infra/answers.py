@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Table, delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -44,9 +43,8 @@ class SqlAnswers(SqlStore):
     @reaching_database
     async def begin_idempotent(self, request: Idempotency) -> StoredAnswer | None:
         now = self.db.clock()
-        dialect = postgresql if self.db.postgres else sqlite
         claim = (
-            dialect.insert(IDEMPOTENCY)
+            self.db.insert(IDEMPOTENCY)
             .on_conflict_do_nothing()
             .values(
                 scope=request.scope,

@@ -57,14 +57,12 @@ class SqlHints(SqlStore):
     @reaching_database
     async def hint_answer(self, job: str) -> tuple[Move, str] | None:
         query = select(HINTS.c.answer).where(QUEUE.at(job))
-        async with self.db.engine.connect() as conn:
-            answer = (await conn.execute(query)).scalar_one_or_none()
-        return None if answer is None else decode_hint(answer)
+        row = await self.db.read_one(query)
+        return None if row is None or row.answer is None else decode_hint(row.answer)
 
     @reaching_database
     async def hint_held(self, job: str) -> bool:
-        async with self.db.engine.connect() as conn:
-            return bool((await conn.execute(QUEUE.held(job, self.db.clock()))).scalar_one())
+        return bool((await self.db.read(QUEUE.held(job, self.db.clock())))[0][0])
 
     @reaching_database
     async def drop_hint(self, job: str) -> None:
@@ -73,8 +71,7 @@ class SqlHints(SqlStore):
     @reaching_database
     async def hint_job(self, job: str) -> tuple[MatchState, int, str] | None:
         query = select(HINTS.c.state, HINTS.c.seat, HINTS.c.level).where(QUEUE.at(job))
-        async with self.db.engine.connect() as conn:
-            row = (await conn.execute(query)).one_or_none()
+        row = await self.db.read_one(query)
         return None if row is None else (decode_state(row.state), row.seat, row.level)
 
     @reaching_database

@@ -26,10 +26,6 @@ def record_of(match_id: str, row: Any) -> MatchRecord:
 
 
 class SqlMatchReads(SqlStore):
-    async def _all(self, query: Any) -> list[Any]:
-        async with self.db.engine.connect() as conn:
-            return list((await conn.execute(query)).all())
-
     @reaching_database
     async def events(self, match_id: str, after: int, limit: int) -> list[StoredEvent]:
         query = (
@@ -38,11 +34,11 @@ class SqlMatchReads(SqlStore):
             .order_by(EVENTS.c.seq)
             .limit(limit)
         )
-        return [decode_event(row.payload) for row in await self._all(query)]
+        return [decode_event(row.payload) for row in await self.db.read(query)]
 
     @reaching_database
     async def initial(self, match_id: str) -> MatchState | None:
-        found = await self._all(select(MATCHES.c.initial).where(MATCHES.c.id == match_id))
+        found = await self.db.read(select(MATCHES.c.initial).where(MATCHES.c.id == match_id))
         return decode_state(found[0].initial) if found else None
 
     @reaching_database
@@ -71,12 +67,12 @@ class SqlMatchReads(SqlStore):
                 query = query.where(or_(created < at, and_(created == at, ident < match_id)))
             else:
                 query = query.where(or_(created > at, and_(created == at, ident > match_id)))
-        return [record_of(row.id, row[1:]) for row in await self._all(query)]
+        return [record_of(row.id, row[1:]) for row in await self.db.read(query)]
 
     @reaching_database
     async def seat_tokens(self, match_id: str) -> dict[int, str]:
         query = select(SEATS.c.seat, SEATS.c.token_hash).where(SEATS.c.match_id == match_id)
-        return {row.seat: row.token_hash for row in await self._all(query)}
+        return {row.seat: row.token_hash for row in await self.db.read(query)}
 
     @reaching_database
     async def due(self, now: float, limit: int) -> list[str]:
@@ -86,19 +82,19 @@ class SqlMatchReads(SqlStore):
             .order_by(MATCHES.c.due_at)
             .limit(limit)
         )
-        return [row.id for row in await self._all(query)]
+        return [row.id for row in await self.db.read(query)]
 
     @reaching_database
     async def token_known(self, token_hash: str) -> bool:
         query = select(SEATS.c.seat).where(SEATS.c.token_hash == token_hash).limit(1)
-        return bool(await self._all(query))
+        return bool(await self.db.read(query))
 
     @reaching_database
     async def active_count(self) -> int:
         # No index on status: a scan of the matches' rows, once a scrape (seconds apart).
         query = select(func.count()).select_from(MATCHES).where(MATCHES.c.status == "active")
-        return int((await self._all(query))[0][0])
+        return int((await self.db.read(query))[0][0])
 
     @reaching_database
     async def ping(self) -> None:
-        await self._all(text("SELECT 1"))
+        await self.db.read(text("SELECT 1"))

@@ -42,8 +42,7 @@ class SqlMatches(SqlStore):
             query = select(MATCHES.c.state, MATCHES.c.created_at, MATCHES.c.due_at).where(
                 MATCHES.c.id == match_id
             )
-            async with self.db.engine.connect() as conn:
-                row = (await conn.execute(query)).one_or_none()
+            row = await self.db.read_one(query)
         return None if row is None else record_of(match_id, row)
 
     @reaching_database
@@ -61,6 +60,5 @@ class SqlMatches(SqlStore):
                 )
                 .where(MATCHES.c.id == match_id)
             )
-            async with self.db.engine.connect() as conn:
-                row = (await conn.execute(query)).one_or_none()
+            row = await self.db.read_one(query)
         return None if row is None else (record_of(match_id, row), row[3])

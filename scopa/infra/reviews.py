@@ -11,7 +11,6 @@ stands, so two processes computing one (a lease that lapsed under a slow one) ke
 from __future__ import annotations
 
 from sqlalchemy import Table, select
-from sqlalchemy.dialects import postgresql, sqlite
 
 from scopa.domain.ai.review import Review
 from scopa.infra.codec import decode_review, encode
@@ -34,7 +33,6 @@ class SqlReviews(SqlStore):
     async def keep_review(self, match_id: str, review: Review) -> None:
         """Store a finished match's review of one seat; a review already kept stands.
         Whoever asked for it has its answer: the job goes."""
-        dialect = postgresql if self.db.postgres else sqlite
         row = {
             "match_id": match_id,
             "seat": review.seat,
@@ -42,27 +40,23 @@ class SqlReviews(SqlStore):
             "created_at": self.db.clock(),
         }
         async with write_transaction(self.db.engine) as conn:
-            await conn.execute(dialect.insert(REVIEWS).values(**row).on_conflict_do_nothing())
+            await conn.execute(self.db.insert(REVIEWS).values(**row).on_conflict_do_nothing())
             await conn.execute(QUEUE.drop((match_id, review.seat)))
 
     @reaching_database
     async def review(self, match_id: str, seat: int) -> Review | None:
         query = select(REVIEWS.c.body).where(REVIEWS.c.match_id == match_id, REVIEWS.c.seat == seat)
-        async with self.db.engine.connect() as conn:
-            body = (await conn.execute(query)).scalar_one_or_none()
-        return None if body is None else decode_review(body)
+        row = await self.db.read_one(query)
+        return None if row is None else decode_review(row.body)
 
     @reaching_database
     async def ask_review(self, match_id: str, seat: int) -> None:
-        dialect = postgresql if self.db.postgres else sqlite
         row = {"match_id": match_id, "seat": seat, "asked_at": self.db.clock()}
-        await self.db.write(dialect.insert(JOBS).values(**row).on_conflict_do_nothing())
+        await self.db.write(self.db.insert(JOBS).values(**row).on_conflict_do_nothing())
 
     @reaching_database
     async def review_held(self, match_id: str, seat: int) -> bool:
-        async with self.db.engine.connect() as conn:
-            held = await conn.execute(QUEUE.held((match_id, seat), self.db.clock()))
-            return bool(held.scalar_one())
+        return bool((await self.db.read(QUEUE.held((match_id, seat), self.db.clock())))[0][0])
 
     @reaching_database
     async def claim_review(

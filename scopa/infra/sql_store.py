@@ -9,8 +9,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import text
-from sqlalchemy.engine import CursorResult, Row
+from sqlalchemy import Table, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import Executable
 
@@ -19,6 +20,12 @@ from scopa.infra.guard import Abandoning
 from scopa.infra.statements import pg_statement
 
 NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+
+
+def merging_insert(table: Table, *, postgres: bool) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT in the database's own dialect, which can say what a conflict does
+    (``on_conflict_do_nothing``, ``on_conflict_do_update``)."""
+    return postgresql.insert(table) if postgres else sqlite.insert(table)
 
 
 class SqlDatabase(Abandoning):
@@ -41,14 +48,27 @@ class SqlDatabase(Abandoning):
         self.notify = notify
         self.clock = clock
 
+    def insert(self, table: Table) -> postgresql.Insert | sqlite.Insert:
+        return merging_insert(table, postgres=self.postgres)
+
+    async def read(self, statement: Executable) -> list[Any]:
+        """The rows of one statement, on a connection of its own."""
+        async with self.engine.connect() as conn:
+            return list((await conn.execute(statement)).all())
+
+    async def read_one(self, statement: Executable) -> Any:
+        """The row of a statement that gives at most one; None when it gives none."""
+        rows = await self.read(statement)
+        return rows[0] if rows else None
+
     async def write(self, statement: Executable) -> CursorResult[Any]:
         """One statement in a write transaction of its own."""
         async with write_transaction(self.engine) as conn:
             return await conn.execute(statement)
 
-    async def write_row(self, statement: Executable, values: dict[str, Any]) -> Row[Any] | None:
+    async def write_row(self, statement: Executable, values: dict[str, Any]) -> Any:
         """The row a statement of named parameters RETURNING at most one gives, bound to
-        ``values`` and run in a write transaction of its own."""
+        ``values`` and run in a write transaction of its own; None when there is none."""
         async with write_transaction(self.engine) as conn:
             return (await conn.execute(statement, values)).one_or_none()
 

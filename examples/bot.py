@@ -5,6 +5,13 @@
     python examples/bot.py --url ... --match ID --seat 1   # join an open seat and play
     python examples/bot.py --url ... --match ID --token T  # play a seat you hold
     python examples/bot.py ... --name Bot                  # the seat's name, shown to all
+    python examples/bot.py --url ... --register robo       # register a bot player: its token
+    python examples/bot.py --url ... --token scp_... --vs-ai hard --rated
+                                                           # a rated match as that player
+
+A player token (``scp_...``, from ``--register``) stands for the player: with ``--vs-ai``
+the bot creates the match as that player (``--rated`` for a rated one), with ``--match``
+it plays the player's seat there; no seat token is needed.
 
 It waits for its turn with the long-poll events route, from the view's ``last_seq``, then
 plays the legal move that takes the most cards (a sweep first), as the server lists them
@@ -84,24 +91,38 @@ async def play_seat(client: httpx.AsyncClient, match_id: str, token: str) -> dic
         checked(events)
 
 
+def is_player_token(token: str | None) -> bool:
+    return token is not None and token.startswith("scp_")
+
+
+async def register(client: httpx.AsyncClient, handle: str, name: str | None) -> dict[str, Any]:
+    """A new bot player; its token is shown only in this answer."""
+    body = {"handle": handle, "kind": "bot", **({} if name is None else {"name": name})}
+    registered = checked(await client.post("/v1/players", json=body))
+    return {"handle": registered["player"]["handle"], "token": registered["token"]["token"]}
+
+
 async def take_seat(client: httpx.AsyncClient, args: argparse.Namespace) -> tuple[str, str]:
-    """The match and the token of the seat this bot plays, as the options say."""
-    named = {} if args.name is None else {"name": args.name}
+    """The match and the token of the seat this bot plays, as the options say: a player
+    token plays the player's seat itself."""
+    player = is_player_token(args.token)
+    named = {} if args.name is None or player else {"name": args.name}
+    auth = {"Authorization": f"Bearer {args.token}"} if player else {}
     if args.match is not None:
-        if args.token is not None:
+        if args.seat is None:
             return args.match, args.token
         path = f"/v1/matches/{args.match}/seats/{args.seat}/join"
-        joined = checked(await client.post(path, json=named))
-        return args.match, str(joined["token"])
+        joined = checked(await client.post(path, json=named, headers=auth))
+        return args.match, args.token if player else str(joined["token"])
     rival = {"kind": "open"} if args.vs_ai is None else {"kind": "ai", "level": args.vs_ai}
-    seats = [{"kind": "human", **named}, rival]
-    created = checked(await client.post("/v1/matches", json={"seats": seats}))
+    body = {"seats": [{"kind": "human", **named}, rival], "rated": args.rated}
+    created = checked(await client.post("/v1/matches", json=body, headers=auth))
     match_id = str(created["match"]["id"])
     if args.vs_ai is None:
         print(f"created {match_id}: join seat 1 to play against me", file=sys.stderr)
     else:
         print(f"created {match_id}: playing seat 0 against the {args.vs_ai} AI", file=sys.stderr)
-    return match_id, str(created["tokens"][0]["token"])
+    return match_id, args.token if player else str(created["tokens"][0]["token"])
 
 
 def options(argv: list[str]) -> argparse.Namespace:
@@ -113,13 +134,24 @@ def options(argv: list[str]) -> argparse.Namespace:
         "--vs-ai", metavar="LEVEL", help="create a match against an AI level (easy ... expert)"
     )
     parser.add_argument("--seat", type=int, help="the open seat of --match to join")
-    parser.add_argument("--token", help="the token of a seat of --match you already hold")
-    parser.add_argument("--name", help="a display name for the seat it creates or joins")
+    start.add_argument(
+        "--register", metavar="HANDLE", help="register a bot player, print its token"
+    )
+    parser.add_argument(
+        "--token", help="a seat token of --match, or a player token (scp_...) to play as"
+    )
+    parser.add_argument("--rated", action="store_true", help="with --vs-ai: a rated match")
+    parser.add_argument("--name", help="a display name for the seat or player it makes")
     args = parser.parse_args(argv)
-    if args.match is None and (args.seat is not None or args.token is not None):
-        parser.error("--seat and --token go with --match")
-    if args.match is not None and (args.seat is None) == (args.token is None):
+    player = is_player_token(args.token)
+    if args.match is None and args.seat is not None:
+        parser.error("--seat goes with --match")
+    if args.match is None and args.token is not None and not player:
+        parser.error("a seat token goes with --match; a player token starts with scp_")
+    if args.match is not None and not player and (args.seat is None) == (args.token is None):
         parser.error("--match needs one of --seat (join that open seat) or --token (play yours)")
+    if args.rated and not (player and args.vs_ai is not None):
+        parser.error("--rated goes with --vs-ai and a player token")
     return args
 
 
@@ -127,6 +159,9 @@ async def main(argv: list[str]) -> int:
     args = options(argv)
     try:
         async with connect(args.url) as client:
+            if args.register is not None:
+                print(json.dumps(await register(client, args.register, args.name)))
+                return 0
             match_id, token = await take_seat(client, args)
             final = await play_seat(client, match_id, token)
     except Refused as error:

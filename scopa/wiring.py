@@ -124,6 +124,8 @@ def services_over(stores: SqlStores, bus: EventBus, **options: Any) -> Services:
         keys=stores.answers,
         turns=stores.ai_turns,
         kept=stores.reviews,
+        players=stores.players,
+        standings=stores.standings,
         **options,
     )
 

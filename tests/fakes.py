@@ -31,6 +31,7 @@ from scopa.service.ports import (
     StoredAnswer,
     VersionConflict,
 )
+from tests.fake_players import FakePlayers, FakeStandings
 
 
 class StoreDown(Exception):
@@ -243,6 +244,8 @@ class FakeStore:
     def __post_init__(self) -> None:
         self.reads = FakeReads(self)
         self.keys = FakeKeys(self)
+        self.players = FakePlayers(self)
+        self.standings = FakeStandings(self.players)
 
     def check(self) -> None:
         if self.down:
@@ -300,6 +303,7 @@ class FakeStore:
             self.initials[record.id] = record.state
             self.log[record.id] = list(events)
             self.tokens[record.id] = {h: seat for seat, h in token_hashes.items()}
+            self.players.seated(record, record.state, range(record.state.players))
         for change, token_hashes in work.changes:
             self.saves += 1
             self.leases.pop(change.match_id, None)
@@ -310,6 +314,7 @@ class FakeStore:
             self.log[change.match_id].extend(change.events)
             for seat, h in token_hashes.items():
                 self.tokens[change.match_id][h] = seat
+            self.players.changed(self.records[change.match_id], change, token_hashes)
         self.keys.keep(work.answer)
 
     def pending_ai_turns(self) -> list[str]:
@@ -346,6 +351,8 @@ def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **k
         keys=store.keys,
         turns=store.reads,
         kept=store.reads,
+        players=store.players,
+        standings=store.standings,
         **kwargs,
     )
 

@@ -23,10 +23,13 @@ from scopa.api.clients import Clients
 from scopa.api.controllers.events import EventController
 from scopa.api.controllers.health import HealthController
 from scopa.api.controllers.hints import HintController
+from scopa.api.controllers.leaderboard import leaderboard
 from scopa.api.controllers.lifecycle import LifecycleController
 from scopa.api.controllers.matches import MatchController
+from scopa.api.controllers.me import MeController
 from scopa.api.controllers.moves import MoveController
 from scopa.api.controllers.pages import SWAGGER_ASSETS, swagger_assets
+from scopa.api.controllers.players import PlayerController
 from scopa.api.controllers.problems import problem_page
 from scopa.api.controllers.records import RecordController
 from scopa.api.controllers.rematch import RematchController
@@ -41,10 +44,12 @@ from scopa.api.middleware import RouteMetrics, observe
 from scopa.api.openapi import complete
 from scopa.api.quotas import CreationQuotas, StreamLimits
 from scopa.api.ratelimit import (
+    BAD_TOKENS,
     CREATE,
     HINTS,
     HINTS_PER_ADDRESS,
     JOINS,
+    REGISTRATIONS,
     REVIEWS,
     Per,
     RateLimiter,
@@ -87,6 +92,12 @@ class AppSettings(Protocol):
 
     @property
     def reviews_per_minute(self) -> int: ...
+
+    @property
+    def registrations_per_minute(self) -> int: ...
+
+    @property
+    def bad_tokens_per_minute(self) -> int: ...
 
     @property
     def waiting_per_address(self) -> int: ...
@@ -175,8 +186,14 @@ def openapi_config() -> OpenAPIConfig:
                 "seatToken": SecurityScheme(
                     type="http",
                     scheme="bearer",
-                    description="A seat token from create or join",
-                )
+                    description="A seat token from create or join, or a player token "
+                    "standing for the player's seat",
+                ),
+                "playerToken": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="A player token (scp_...) from registerPlayer or createToken",
+                ),
             }
         ),
         use_handler_docstrings=False,
@@ -210,6 +227,8 @@ def create_app(
         (HINTS, settings.hints_per_minute, "token"),
         (HINTS_PER_ADDRESS, settings.hints_per_address_per_minute, "address"),
         (REVIEWS, settings.reviews_per_minute, "address"),
+        (REGISTRATIONS, settings.registrations_per_minute, "address"),
+        (BAD_TOKENS, settings.bad_tokens_per_minute, "address"),
     )
     limiters = {
         name: RateLimiter(name, figure, per=per, clock=clock) for name, figure, per in limits
@@ -233,6 +252,9 @@ def create_app(
             RecordController,
             ReviewController,
             HealthController,
+            PlayerController,
+            MeController,
+            leaderboard,
             Router(
                 "/",
                 route_handlers=[metrics_controller(settings.metrics_token)],
@@ -251,6 +273,7 @@ def create_app(
             "outage": Provide(lambda: unavailable, use_cache=True, sync_to_thread=False),
             "streams": Provide(lambda: streams, use_cache=True, sync_to_thread=False),
             "creators": Provide(lambda: creators, use_cache=True, sync_to_thread=False),
+            "clients": Provide(lambda: clients, use_cache=True, sync_to_thread=False),
         },
         exception_handlers={Exception: ProblemHandler(unavailable)},
         middleware=[

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 Headers = list[tuple[bytes, bytes]]
 
-METHODS = ("GET", "HEAD", "POST", "OPTIONS")
+METHODS = ("GET", "HEAD", "POST", "DELETE", "OPTIONS")
 REQUEST_HEADERS = (
     "Authorization",
     "Content-Type",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from http import HTTPStatus
@@ -39,12 +40,20 @@ from scopa.service.errors import (
     MatchNotFinished,
     MatchNotFound,
     MoveRefused,
+    PlayerNotFound,
+    SameOrigin,
     StaleVersion,
+    TokenNotFound,
     UnknownLevel,
 )
 from scopa.service.limits import QuotaExceeded
+from scopa.service.ports import HandleTaken, PlayerBusy, TooManyTokens
 
 log = logging.getLogger(__name__)
+
+# How Litestar says a required parameter was left out; its detail is not echoed (it
+# quotes the URL), the parameter is named instead.
+_MISSING = re.compile(r"Missing required (\w+) parameter '([^']+)'")
 
 PROBLEM_BASE = "https://scopa.example/problems/"
 PROBLEM_JSON = "application/problem+json"
@@ -80,6 +89,10 @@ MATCH_NOT_FINISHED = Kind("match-not-finished", 409, "The match is not finished"
 NOT_YOUR_TURN = Kind("not-your-turn", 409, "It is not this seat's turn")
 SEAT_NOT_OPEN = Kind("seat-not-open", 409, "The seat is not open")
 CANNOT_ABORT = Kind("cannot-abort", 409, "The match can no longer be aborted")
+HANDLE_TAKEN = Kind("handle-taken", 409, "That handle, or one read as it, is taken")
+TOO_MANY_TOKENS = Kind("too-many-tokens", 409, "The player holds as many tokens as it may")
+PLAYER_BUSY = Kind("player-busy", 409, "The player holds a seat in a match not yet over")
+SAME_ORIGIN = Kind("same-origin", 409, "A player from the same address holds a seat here")
 STALE_VERSION = Kind("stale-version", 412, "The match has changed since that version")
 ILLEGAL_MOVE = Kind("illegal-move", 422, "That move is not allowed")
 KEY_REUSED = Kind("idempotency-key-reused", 422, "Idempotency-Key reused with another body")
@@ -100,6 +113,12 @@ HTTP_ERROR = Kind("http-error", 400, "The request was refused")
 # Most specific first: MoveRefused before InvalidMove and so on.
 _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (MatchNotFound, NOT_FOUND),
+    (PlayerNotFound, NOT_FOUND),
+    (TokenNotFound, NOT_FOUND),
+    (HandleTaken, HANDLE_TAKEN),
+    (TooManyTokens, TOO_MANY_TOKENS),
+    (PlayerBusy, PLAYER_BUSY),
+    (SameOrigin, SAME_ORIGIN),
     (NoSuchSeat, NO_SUCH_SEAT),
     (InvalidToken, INVALID_TOKEN),
     (InvalidSetup, INVALID_SETUP),
@@ -244,6 +263,10 @@ class ProblemHandler:
                 for e in exc.extra
                 if isinstance(e, dict)
             ]
+        elif isinstance(exc, ValidationException):
+            missing = _MISSING.match(exc.detail)
+            if missing is not None:
+                params = [InvalidParam(missing[2], f"required: give this {missing[1]} parameter")]
         headers = {k: v for k, v in (exc.headers or {}).items() if k.lower() == "allow"}
         # Litestar's own detail quotes the URL, query string (and so ?token=) included.
         detail = "; ".join(f"{p.name}: {p.reason}" for p in params) if params else kind.title

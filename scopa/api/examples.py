@@ -57,6 +57,16 @@ BODIES: dict[str, dict[str, Any]] = {
     "resignMatch": {"empty": {"summary": "Resigning takes no options", "value": {}}},
     "abortMatch": {"empty": {"summary": "Aborting takes no options", "value": {}}},
     "rematchMatch": {"empty": {"summary": "A rematch takes no options", "value": {}}},
+    "registerPlayer": {
+        "bot": {
+            "summary": "A bot, its first token labelled",
+            "value": {"handle": "robo-ada", "name": "Robo Ada", "kind": "bot", "label": "ci"},
+        },
+        "human": {"summary": "A person, the handle as its name", "value": {"handle": "ada"}},
+    },
+    "createToken": {
+        "labelled": {"summary": "A token for another machine", "value": {"label": "laptop"}}
+    },
 }
 
 _RULES = {
@@ -70,8 +80,24 @@ _RULES = {
     "on_timeout": "autoplay",
     "reveal_ai_hands": False,
 }
-_PLAYER = {"seat": 0, "team": 0, "kind": "human", "level": None, "name": None, "hand": None}
-_EXPERT = {"seat": 1, "team": 1, "kind": "ai", "level": "expert", "name": None, "hand": None}
+_PLAYER = {
+    "seat": 0,
+    "team": 0,
+    "kind": "human",
+    "level": None,
+    "name": None,
+    "hand": None,
+    "player": None,
+}
+_EXPERT = {
+    "seat": 1,
+    "team": 1,
+    "kind": "ai",
+    "level": "expert",
+    "name": None,
+    "hand": None,
+    "player": None,
+}
 # The match was dealt from a seed its creator gave: no commitment to check.
 _SEEDED = {"seeded": True, "fairness": None, "rematch": None}
 _EMPTY_PILES: list[dict[str, Any]] = [
@@ -157,6 +183,7 @@ _CREATED = {
         "turn_deadline": None,
         **_SEEDED,
         "last_seq": 1,
+        "rated": False,
     },
     "tokens": [{"seat": 0, "token": "_5zusWtynJE5kMR5X1qckj6tjpCfcfj18VBCfr1zzp0"}],
 }
@@ -207,6 +234,7 @@ _VIEW = {
     **_SEEDED,
     # Deal 1's 42 events, its leftovers and score, then deal 2's start, 24 plays and 4 packets.
     "last_seq": 73,
+    "rated": False,
 }
 # The same view once seat 0 has played JD taking JH: the expert's turn.
 _MOVED = {
@@ -229,6 +257,7 @@ _MOVED = {
     "hand": ["2S", "QS"],
     "legal_moves": [],
     "last_seq": 74,
+    "rated": False,
 }
 _EVENTS = {
     "events": [
@@ -317,6 +346,7 @@ _LOBBY = {
                     "hand_count": 0,
                     "name": None,
                     "hand": None,
+                    "player": None,
                 },
             ],
             "teams": _EMPTY_PILES,
@@ -334,6 +364,7 @@ _LOBBY = {
             "turn_deadline": None,
             **_SEEDED,
             "last_seq": 0,
+            "rated": False,
         }
     ],
     "next_cursor": None,

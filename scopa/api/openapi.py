@@ -17,7 +17,15 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from scopa.api import examples
 from scopa.api.errors import PROBLEM_JSON
-from scopa.api.schemas import CreateMatch, JoinRequest, MoveRequest, NoOptions, Problem
+from scopa.api.schemas import (
+    CreateMatch,
+    JoinRequest,
+    MoveRequest,
+    NewToken,
+    NoOptions,
+    Problem,
+    RegisterPlayer,
+)
 from scopa.domain.ai import LEVELS
 
 _REF = "#/components/schemas/{name}"
@@ -67,6 +75,8 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "resignMatch": (NoOptions, False),
     "abortMatch": (NoOptions, False),
     "rematchMatch": (NoOptions, False),
+    "registerPlayer": (RegisterPlayer, True),
+    "createToken": (NewToken, False),
 }
 # The tags of the unions, described once for every schema they tell apart.
 _TAGS = {
@@ -213,7 +223,33 @@ _LOBBY_LINKS = {
         "parameters": {"cursor": "$response.body#/next_cursor"},
     },
 }
+# A new player's token, and the routes it opens.
+_PLAYER_TOKEN = _bearer("/token/token")
+_REGISTER_LINKS = {
+    "getPlayer": {
+        "operationId": "getPlayer",
+        "parameters": {"handle": "$response.body#/player/handle"},
+    },
+    "getMe": {"operationId": "getMe", "parameters": {"header.Authorization": _PLAYER_TOKEN}},
+    "listMyMatches": {
+        "operationId": "listMyMatches",
+        "parameters": {"header.Authorization": _PLAYER_TOKEN},
+    },
+    "createToken": {
+        "operationId": "createToken",
+        "parameters": {"header.Authorization": _PLAYER_TOKEN},
+    },
+    "deleteMe": {"operationId": "deleteMe", "parameters": {"header.Authorization": _PLAYER_TOKEN}},
+    "revokeToken": {
+        "operationId": "revokeToken",
+        "parameters": {
+            "header.Authorization": _PLAYER_TOKEN,
+            "token_id": "$response.body#/token/id",
+        },
+    },
+}
 _LINKS = {
+    ("registerPlayer", "201"): _REGISTER_LINKS,
     ("createMatch", "201"): _CREATE_LINKS,
     ("getHint", "200"): _HINT_LINKS,
     ("playMove", "200"): _MOVE_LINKS,

@@ -31,7 +31,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from scopa.api.clients import Clients
 from scopa.api.errors import rate_limited
 from scopa.api.head import is_head
-from scopa.service.ids import token_hash
+from scopa.service.ids import is_player_token, token_hash
 from scopa.service.limits import Counts, Window
 
 WINDOW_SECONDS = 60
@@ -40,6 +40,10 @@ JOINS = "joins"  # joins per address per minute
 HINTS = "hints"  # hints per seat token per minute
 HINTS_PER_ADDRESS = "hints-per-address"  # hints per address per minute, over its tokens
 REVIEWS = "reviews"  # reviews per address per minute
+REGISTRATIONS = "registrations"  # players registered per address per minute
+# Player tokens refused (401) per address per minute: past it, every request bearing a
+# player token is a 429 until the window ends, so tokens cannot be guessed at speed.
+BAD_TOKENS = "bad-tokens"
 
 Per = Literal["address", "token"]
 
@@ -124,6 +128,7 @@ class RateLimits:
         self.limiters = limiters
         self.counts = counts
         self.clients = clients
+        self.guesses = limiters.get(BAD_TOKENS)
 
     def _clients(
         self, scope: Scope, limits: Sequence[RateLimiter]
@@ -141,6 +146,35 @@ class RateLimits:
         return counted
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        guesses = self.guesses
+        if (
+            guesses is not None
+            and guesses.on
+            and self.counts is not None
+            and scope["type"] == ScopeType.HTTP
+            and is_player_token(seat_token(scope) or "")
+        ):
+            send = await self._guessing(guesses, self.counts, scope, send)
+        await self._limited(scope, receive, send)
+
+    async def _guessing(
+        self, guesses: RateLimiter, counts: Counts, scope: Scope, send: Send
+    ) -> Send:
+        """A request bearing a player token: refused while its address is over its refused
+        tokens, else counted against them if it is refused (401)."""
+        window, reset = guesses.window_of(self.clients.of(scope))
+        allowed, _ = await counts.count([window], take=False)
+        if not allowed:
+            raise rate_limited([guesses.name], reset, {})
+
+        async def counting(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                await counts.count([window], take=True)
+            await send(message)
+
+        return counting
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
         names = (
             scope["route_handler"].opt.get("limits") if scope["type"] == ScopeType.HTTP else None
         )

@@ -7,7 +7,7 @@ card strings by pattern, numbers by range. Answers are the service's own Structs
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
@@ -26,6 +26,7 @@ from scopa.domain.rules import (
     HandSize,
     OnTimeout,
 )
+from scopa.service.handles import HANDLE_PATTERN
 from scopa.service.seating import Setup
 
 CARD_PATTERN = "^(A|[2-7]|J|Q|K)[CDHS]$"
@@ -49,6 +50,16 @@ Name = Annotated[
         description="A display name, public: 1 to 32 characters once the spaces (U+0020) "
         "around it are trimmed, none a control character (Unicode category Cc)",
         examples=["Ada"],
+    ),
+]
+
+
+Label = Annotated[
+    str,
+    Meta(
+        pattern=NAME_PATTERN,
+        description="A token's label, for its owner: as a display name, 1 to 32 characters",
+        examples=["laptop"],
     ),
 ]
 
@@ -180,6 +191,36 @@ class CreateMatch(Body, frozen=True):
         ]
         | UnsetType
     ) = UNSET
+    rated: Annotated[
+        bool,
+        Meta(
+            description="A rated match: created with a player token, no seed or decks, 2 or "
+            "4 players to 11 or 21; its open seats are for players only"
+        ),
+    ] = False
+
+
+class RegisterPlayer(Body, frozen=True):
+    handle: Annotated[
+        str,
+        Meta(
+            pattern=HANDLE_PATTERN,
+            description="3 to 24 ASCII letters, digits, `_` and `-`: unique as people read "
+            "it (case, 0 and o, 1 i l, - and _ are one)",
+            examples=["ada"],
+        ),
+    ]
+    name: Name | UnsetType = UNSET
+    kind: Annotated[Literal["human", "bot"], Meta(description="`human` (the default) or `bot`")] = (
+        "human"
+    )
+    label: Label | UnsetType = UNSET
+
+
+class NewToken(Body, frozen=True):
+    """A new player token's one option: no body, or an object with at most a label."""
+
+    label: Label | UnsetType = UNSET
 
 
 class MoveRequest(Body, frozen=True):
@@ -268,6 +309,7 @@ def setup_of(body: CreateMatch) -> Setup:
         seed=None if body.seed is UNSET else body.seed,
         decks=tuple(tuple(parse_cards(deck)) for deck in body.decks),
         first_dealer=None if body.first_dealer is UNSET else body.first_dealer,
+        rated=body.rated,
     )
 
 

@@ -82,6 +82,10 @@ class MatchFinished(Event, frozen=True, tag="match_finished"):
 class SeatJoined(Event, frozen=True, tag="seat_joined"):
     seat: Annotated[int, Meta(description="The open seat that someone took")]
     name: Annotated[str | None, Meta(description="The seat's display name, or null")] = None
+    player: Annotated[
+        str | None,
+        Meta(description="The handle of the registered player who took it, or null"),
+    ] = None
 
 
 class RematchOffered(Event, frozen=True, tag="rematch_offered"):

@@ -61,6 +61,13 @@ class SeatView(msgspec.Struct, frozen=True):
             "waiting, [] once finished); null for every other seat"
         ),
     ]
+    player: Annotated[
+        str | None,
+        Meta(
+            description="The handle of the registered player holding the seat (a reserved "
+            "seat: who may claim it); null for anonymous, open and AI seats"
+        ),
+    ] = None
 
 
 class Fairness(msgspec.Struct, frozen=True):
@@ -214,6 +221,10 @@ class MatchView(msgspec.Struct, frozen=True):
         str | None, Meta(description="The id of the rematch offered after this match, or null")
     ]
     last_seq: Annotated[int, Meta(description="The seq of the match's latest event (0 before any)")]
+    rated: Annotated[
+        bool,
+        Meta(description="Whether the players' ratings change when the match finishes"),
+    ] = False
 
 
 @functools.lru_cache(maxsize=4096)
@@ -249,6 +260,7 @@ def _seat_view(state: MatchState, i: int, s: Seat) -> SeatView:
         hand_count=len(state.hands[i]),
         name=s.name,
         hand=_shown_hand(state, i),
+        player=s.player,
     )
 
 
@@ -308,16 +320,17 @@ def match_view(
         winner=state.winner,
         end_reason=state.end_reason,
         turn_deadline=(
-            _rfc3339(deadline) if deadline is not None and on_the_clock(state) is not None else None
+            rfc3339(deadline) if deadline is not None and on_the_clock(state) is not None else None
         ),
         seeded=state.seeded,
         fairness=fairness(state),
         rematch=state.rematch,
         last_seq=state.seq,
+        rated=state.rated,
     )
 
 
-def _rfc3339(moment: float) -> str:
+def rfc3339(moment: float) -> str:
     """``2026-12-01T10:00:05.250Z``: UTC, cut to the millisecond (so never late)."""
     text = datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds")
     return text.removesuffix("+00:00") + "Z"

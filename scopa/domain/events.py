@@ -68,6 +68,7 @@ class MatchFinished(Event, frozen=True, tag="match_finished"):
 class SeatJoined(Event, frozen=True, tag="seat_joined"):
     seat: int
     name: str | None = None
+    player: str | None = None  # the handle of a registered player taking it
 
 
 class RematchOffered(Event, frozen=True, tag="rematch_offered"):

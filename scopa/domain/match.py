@@ -61,6 +61,7 @@ class Seat(msgspec.Struct, frozen=True):
     name: str | None = None  # a human seat's display name, public
     # A reserved seat: the token hash of the seat that may claim it. Never shown.
     claim: str | None = None
+    player: str | None = None  # the handle of the registered player on the seat, public
 
 
 class MatchState(msgspec.Struct, frozen=True):
@@ -95,6 +96,8 @@ class MatchState(msgspec.Struct, frozen=True):
     # depends on the cards to come.
     ai_secret: int = 0
     rematch: str | None = None  # the next match's id, once a rematch is offered
+    # Rated: its players' ratings change when it finishes (only seats held by players).
+    rated: bool = False
 
     @property
     def players(self) -> int:
@@ -110,6 +113,7 @@ def new_match(
     *,
     seeded: bool = True,
     ai_secret: int = 0,
+    rated: bool = False,
 ) -> tuple[MatchState, list[StoredEvent]]:
     """A new match; it is dealt at once unless a seat waits for a player.
 
@@ -128,6 +132,7 @@ def new_match(
         seed=seed,
         seeded=seeded,
         ai_secret=ai_secret,
+        rated=rated,
     )
     events: list[StoredEvent] = []
     if not _awaits_player(state.seats):
@@ -140,9 +145,14 @@ def _awaits_player(seats: Sequence[Seat]) -> bool:
 
 
 def join(
-    state: MatchState, seat: int, name: str | None = None, claim: str | None = None
+    state: MatchState,
+    seat: int,
+    name: str | None = None,
+    claim: str | None = None,
+    player: str | None = None,
 ) -> tuple[MatchState, list[StoredEvent]]:
-    """Take an open seat, or a reserved one with its ``claim``; the last one deals.
+    """Take an open seat, or a reserved one with its ``claim`` or by the ``player`` it
+    was held by; the last one deals. ``player``: the handle of the player taking it.
 
     A claim keeps the seat's name unless ``name`` gives another."""
     if not 0 <= seat < state.players:
@@ -150,14 +160,25 @@ def join(
     if state.status == "finished":
         raise SeatNotOpen(f"seat {seat} is not open: the match is over")
     taken = state.seats[seat]
-    if taken.kind == "reserved" and claim is not None and claim == taken.claim:
+    if taken.kind == "reserved" and (
+        (claim is not None and claim == taken.claim)
+        or (player is not None and player == taken.player)
+    ):
         name = taken.name if name is None else name
+        player = taken.player
     elif taken.kind == "reserved":
         raise SeatNotOpen(f"seat {seat} is reserved for its player in the match before")
     elif taken.kind != "open":
         raise SeatNotOpen(f"seat {seat} is not open")
-    seats = tuple(Seat("human", name=name) if i == seat else s for i, s in enumerate(state.seats))
-    events: list[StoredEvent] = [SeatJoined(seq=state.seq + 1, seat=seat, name=name)]
+    elif state.rated and player is None:
+        raise SeatNotOpen(f"seat {seat} of a rated match is taken only by a registered player")
+    if player is not None and any(s.player == player for s in state.seats if s is not taken):
+        raise SeatNotOpen(f"player {player} already holds a seat in this match")
+    seats = tuple(
+        Seat("human", name=name, player=player) if i == seat else s
+        for i, s in enumerate(state.seats)
+    )
+    events: list[StoredEvent] = [SeatJoined(seq=state.seq + 1, seat=seat, name=name, player=player)]
     state = msgspec.structs.replace(
         state, seats=seats, version=state.version + 1, seq=state.seq + 1
     )
@@ -175,11 +196,22 @@ def rematch_of(
     if state.status != "finished" or state.dealer is None:
         raise MatchNotActive("only a finished match that was dealt can be played again")
     seats = [
-        Seat("reserved", name=s.name, claim=claims[i]) if s.kind == "human" and i != seat else s
+        Seat("reserved", name=s.name, claim=claims[i], player=s.player)
+        if s.kind == "human" and i != seat
+        else s
         for i, s in enumerate(state.seats)
     ]
     first_dealer = (state.dealer + 1) % state.players
-    return new_match(state.rules, seats, seed, (), first_dealer, seeded=False, ai_secret=ai_secret)
+    return new_match(
+        state.rules,
+        seats,
+        seed,
+        (),
+        first_dealer,
+        seeded=False,
+        ai_secret=ai_secret,
+        rated=state.rated,
+    )
 
 
 def offer_rematch(state: MatchState, match_id: str) -> tuple[MatchState, list[StoredEvent]]:

@@ -30,6 +30,8 @@ QUOTAS = {
     "hints_per_minute": "SCOPA_HINTS_PER_MINUTE",  # per seat token
     "hints_per_address_per_minute": "SCOPA_HINTS_PER_ADDRESS_PER_MINUTE",
     "reviews_per_minute": "SCOPA_REVIEWS_PER_MINUTE",  # per address
+    "registrations_per_minute": "SCOPA_REGISTRATIONS_PER_MINUTE",  # players, per address
+    "bad_tokens_per_minute": "SCOPA_BAD_TOKENS_PER_MINUTE",  # player tokens refused, per address
     "connections_per_address": "SCOPA_CONNECTIONS_PER_ADDRESS",  # infra/http_protocol.py
 }
 
@@ -46,6 +48,8 @@ class Settings:
     hints_per_minute: int = 20
     hints_per_address_per_minute: int = 120
     reviews_per_minute: int = 10
+    registrations_per_minute: int = 5
+    bad_tokens_per_minute: int = 30
     # Peers whose X-Forwarded-For is believed: addresses or networks (api/clients.py).
     trusted_proxies: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()

@@ -13,8 +13,10 @@ from scopa.infra.answers import CLAIM_TTL, SqlAnswers
 from scopa.infra.hints import SqlHints
 from scopa.infra.match_reads import SqlMatchReads
 from scopa.infra.matches import SqlMatches
+from scopa.infra.players import SqlPlayers
 from scopa.infra.reviews import SqlReviews
 from scopa.infra.sql_store import SqlDatabase
+from scopa.infra.standings import SqlStandings
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class SqlStores:
     ai_turns: SqlAiTurns
     hints: SqlHints
     reviews: SqlReviews
+    players: SqlPlayers
+    standings: SqlStandings
 
     async def settle(self) -> None:
         """Wait for the calls given up on to let go of their connections."""
@@ -53,4 +57,6 @@ def sql_stores(
         SqlAiTurns(db),
         SqlHints(db),
         SqlReviews(db),
+        SqlPlayers(db),
+        SqlStandings(db),
     )

@@ -180,3 +180,79 @@ class StreamLeaseRow(Base):
     client: Mapped[str] = mapped_column(String, index=True)
     match_id: Mapped[str | None] = mapped_column(String, index=True)  # NULL: a long poll
     expires_at: Mapped[float] = mapped_column(Double, index=True)
+
+
+class PlayerRow(Base):
+    """A registered player. A deleted one stays, without its name, so that its handle is
+    never given out again and the matches it played still name it."""
+
+    __tablename__ = "players"
+
+    handle: Mapped[str] = mapped_column(String(24), primary_key=True)
+    # The handle as people read it (service.handles): unique, so look-alikes collide.
+    handle_key: Mapped[str] = mapped_column(String(24), unique=True)
+    name: Mapped[str | None] = mapped_column(String)  # NULL once deleted
+    kind: Mapped[str] = mapped_column(String(8))
+    # A hash of the client address (its /64 for IPv6) the player registered from.
+    origin: Mapped[str] = mapped_column(String(64))
+    joined_at: Mapped[float] = mapped_column(Double)
+    deleted_at: Mapped[float | None] = mapped_column(Double)
+
+
+class PlayerTokenRow(Base):
+    """A player's API token, as its hash; revoking it deletes the row."""
+
+    __tablename__ = "player_tokens"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    handle: Mapped[str] = mapped_column(ForeignKey("players.handle"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String)
+    created_at: Mapped[float] = mapped_column(Double)
+    last_used_at: Mapped[float | None] = mapped_column(Double)
+
+
+class MatchPlayerRow(Base):
+    """A seat held by a player, written with the match or the join that seated it; its
+    ``result`` (won, lost, or none for a match ended with no winner) with the finish."""
+
+    __tablename__ = "match_players"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(primary_key=True)
+    handle: Mapped[str] = mapped_column(ForeignKey("players.handle"))
+    created_at: Mapped[float] = mapped_column(Double)  # the match's
+    result: Mapped[str | None] = mapped_column(String(8))
+
+    __table_args__ = (
+        # A player's matches, newest first, and its counts.
+        Index(None, "handle", "created_at", "match_id"),
+        Index(None, "handle", "result"),
+    )
+
+
+class RatingRow(Base):
+    """A player's Glicko-2 rating in one format (domain.rated)."""
+
+    __tablename__ = "ratings"
+
+    handle: Mapped[str] = mapped_column(ForeignKey("players.handle"), primary_key=True)
+    format: Mapped[str] = mapped_column(String(8), primary_key=True)
+    rating: Mapped[float] = mapped_column(Double)
+    deviation: Mapped[float] = mapped_column(Double)
+    volatility: Mapped[float] = mapped_column(Double)
+    games: Mapped[int]
+    # The leaderboard: established players (deviation at most domain.rated.PROVISIONAL)
+    # apart from provisional ones, each best first.
+    established: Mapped[bool]
+
+    __table_args__ = (Index(None, "format", "established", "rating", "handle"),)
+
+
+class RatedMatchRow(Base):
+    """A rated match whose ratings were applied: its key makes a second rating fail."""
+
+    __tablename__ = "rated_matches"
+
+    match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
+    rated_at: Mapped[float] = mapped_column(Double)

@@ -19,9 +19,9 @@ from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from scopa.domain.events import StoredEvent
+from scopa.domain.events import MatchFinished, StoredEvent
 from scopa.domain.match import MatchState
-from scopa.infra import ai_turns
+from scopa.infra import ai_turns, standings
 from scopa.infra.answers import keep_answer
 from scopa.infra.codec import encode
 from scopa.infra.db import write_transaction
@@ -141,7 +141,12 @@ class SqlUnitOfWork(SqlStore):
     @reaching_database
     async def commit(self) -> None:
         try:
-            if self.db.postgres and not self._new and len(self._changes) == 1:
+            if (
+                self.db.postgres
+                and not self._new
+                and len(self._changes) == 1
+                and not _touches_players(*self._changes[0])
+            ):
                 await self._pg_change(*self._changes[0], self._answer)
                 return
             now = self.db.clock()
@@ -177,6 +182,10 @@ class SqlUnitOfWork(SqlStore):
             raise VersionConflict(f"match {record.id} already exists") from error
         await _append(conn, record.id, new.events)
         await _add_seats(conn, record.id, new.token_hashes)
+        state = record.state
+        await standings.seat_players(
+            conn, record.id, record.created_at, state, range(state.players)
+        )
         turn = ai_turns.pending_turn(record.state, now, self._ai_only_pace, created=True)
         if turn is not None:
             await ai_turns.requeue(conn, record.id, turn)
@@ -197,6 +206,15 @@ class SqlUnitOfWork(SqlStore):
             raise VersionConflict(f"match {match_id} is no longer at {expected}")
         await _append(conn, match_id, change.events)
         await _add_seats(conn, match_id, token_hashes)
+        if _players_seated(change.state, token_hashes):
+            created = await conn.execute(
+                select(MATCHES.c.created_at).where(MATCHES.c.id == match_id)
+            )
+            await standings.seat_players(
+                conn, match_id, created.scalar_one(), change.state, token_hashes
+            )
+        if _finishes(change):
+            await standings.finished(self.db, conn, match_id, change.state)
         turn = ai_turns.pending_turn(change.state, now, self._ai_only_pace)
         await ai_turns.requeue(conn, match_id, turn)
         await self.db.announce(conn, notice(match_id, change.state.seq, turn is not None))
@@ -262,6 +280,22 @@ class SqlUnitOfWork(SqlStore):
             raise
         if not stored:
             raise VersionConflict(f"match {match_id} is no longer at {change.expected_version}")
+
+
+def _players_seated(state: MatchState, token_hashes: Mapping[int, str]) -> bool:
+    return any(state.seats[seat].player is not None for seat in token_hashes)
+
+
+def _finishes(change: Change) -> bool:
+    return any(isinstance(e, MatchFinished) for e in change.events)
+
+
+def _touches_players(change: Change, token_hashes: Mapping[int, str]) -> bool:
+    """A change that seats a player, or finishes a match players hold seats in: the
+    players' rows change with it (``infra.standings``), so it is more than one statement."""
+    if _players_seated(change.state, token_hashes):
+        return True
+    return _finishes(change) and any(s.player is not None for s in change.state.seats)
 
 
 async def _append(conn: AsyncConnection, match_id: str, events: Sequence[StoredEvent]) -> None:

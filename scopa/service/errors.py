@@ -58,3 +58,15 @@ class MoveRefused(IllegalMove):
     def __init__(self, detail: str, legal: tuple[MoveView, ...]) -> None:
         super().__init__(detail)
         self.legal_moves = legal
+
+
+class TokenNotFound(ServiceError):
+    """The player has no live token of that id."""
+
+
+class PlayerNotFound(ServiceError):
+    """No such player, or a deleted one."""
+
+
+class SameOrigin(ServiceError):
+    """Two seats of a rated match would be held by players registered from one address."""

@@ -15,6 +15,7 @@ from scopa.service.errors import InvalidCursor
 from scopa.service.ports import MatchRecord
 
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+_HANDLE = re.compile(r"[A-Za-z0-9_-]{3,24}")
 # Cursors are unpadded url-safe base64 of (created_at, id).
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}$"
 _CURSOR = re.compile(CURSOR_PATTERN)
@@ -34,6 +35,22 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+# A player's token: the prefix and a length no seat token has (those are 43 characters).
+PLAYER_TOKEN_PREFIX = "scp_"
+
+
+def new_player_token() -> str:
+    return PLAYER_TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def is_player_token(token: str) -> bool:
+    return token.startswith(PLAYER_TOKEN_PREFIX) and len(token) == 47
+
+
+def new_token_id() -> str:
+    return "t_" + secrets.token_urlsafe(9)
+
+
 def token_hash(token: str) -> str:
     """Tokens are stored only as this hash."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -46,6 +63,25 @@ def new_seed() -> int:
 def encode_cursor(record: MatchRecord) -> str:
     raw = msgspec.json.encode((record.created_at, record.id))
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def encode_position(position: tuple[float, str, int]) -> str:
+    """A cursor past a leaderboard's (rating, handle), with the rank reached."""
+    raw = msgspec.json.encode(position)
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_position(cursor: str) -> tuple[float, str, int]:
+    try:
+        if not _CURSOR.fullmatch(cursor):
+            raise ValueError(cursor)
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        rating, handle, rank = msgspec.json.decode(raw, type=tuple[float, str, int])
+    except (binascii.Error, ValueError, msgspec.DecodeError) as exc:
+        raise InvalidCursor("the cursor is not one this server gave out") from exc
+    if not (math.isfinite(rating) and _HANDLE.fullmatch(handle) and rank >= 0):
+        raise InvalidCursor("the cursor is not one this server gave out")
+    return rating, handle, rank
 
 
 def decode_cursor(cursor: str) -> tuple[float, str]:

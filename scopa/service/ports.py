@@ -253,6 +253,121 @@ class AiPlayer(Protocol):
         """``domain.ai.review`` of the finished match ``events`` took from ``initial``."""
 
 
+class Player(msgspec.Struct, frozen=True):
+    """A registered player; ``origin`` a hash of the client address it registered from."""
+
+    handle: str
+    name: str
+    kind: str  # human or bot
+    joined_at: float  # unix seconds
+    origin: str = ""
+
+
+class PlayerToken(msgspec.Struct, frozen=True):
+    """A player's API token as the store keeps it: never the secret, only its hash."""
+
+    id: str
+    handle: str
+    label: str
+    created_at: float
+    last_used_at: float | None = None
+
+
+class StoredRating(msgspec.Struct, frozen=True):
+    """A player's rating in one format (domain.rated)."""
+
+    format: str
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+
+
+class Counts(msgspec.Struct, frozen=True):
+    played: int = 0
+    won: int = 0
+    lost: int = 0
+
+
+class HandleTaken(Exception):
+    """The handle, or one people would read as it, is registered already."""
+
+
+class TooManyTokens(Exception):
+    """The player holds as many live tokens as it may."""
+
+
+class PlayerBusy(Exception):
+    """The player holds a seat in a match waiting or being played."""
+
+
+class Players(Protocol):
+    """Registered players and their tokens. A seat a player takes, and the rating of a
+    rated match, are stored by the unit of work that stores the match."""
+
+    async def register(
+        self,
+        player: Player,
+        handle_key: str,
+        token: PlayerToken,
+        token_hash: str,
+        answer: Answer | None = None,
+    ) -> None:
+        """Store a new player with its first token, and the idempotent request's answer;
+        HandleTaken when ``handle_key`` (the handle as people read it) is anyone's, a
+        deleted player's too."""
+
+    async def player(self, handle: str) -> Player | None:
+        """The player of the handle as people read it (case and look-alikes aside),
+        unless there is none or it was deleted."""
+
+    async def authenticate(self, token_hash: str, now: float) -> Player | None:
+        """The live player whose live token has this hash, marking the token used at
+        ``now`` (at most once a minute); None otherwise."""
+
+    async def tokens(self, handle: str) -> list[PlayerToken]:
+        """The player's live tokens, oldest first."""
+
+    async def add_token(self, token: PlayerToken, token_hash: str, cap: int) -> None:
+        """A new token; TooManyTokens when the player holds ``cap`` already."""
+
+    async def revoke(self, handle: str, token_id: str) -> bool:
+        """Revoke the player's token; False when the player has no such token."""
+
+    async def delete(self, handle: str, now: float) -> None:
+        """Delete the player and its tokens, keeping its handle; PlayerBusy while it holds
+        a seat in a match waiting or being played."""
+
+
+class Standings(Protocol):
+    """What players did: their matches, counts, ratings and the leaderboard."""
+
+    async def matches(
+        self, handle: str, status: str | None, limit: int, after: tuple[float, str] | None
+    ) -> list[tuple[MatchRecord, int]]:
+        """The player's matches (of ``status``, or all), newest first (created_at, then
+        id, both descending) after a cursor, each with the player's seat."""
+
+    async def counts(self, handle: str) -> Counts:
+        """The player's finished matches: played, won, lost."""
+
+    async def ratings(self, handle: str) -> list[StoredRating]:
+        """The player's rating in each format it played, in domain.rated.FORMATS order."""
+
+    async def origins(self, handles: Sequence[str]) -> dict[str, str]:
+        """The origin of each of these players (deleted ones too)."""
+
+    async def leaderboard(
+        self,
+        format: str,
+        provisional: bool,
+        limit: int,
+        after: tuple[float, str] | None,
+    ) -> list[tuple[Player, StoredRating]]:
+        """Live players by rating in ``format``, best first (ties by handle), after a
+        cursor (rating, handle): the established ones, or the provisional ones."""
+
+
 class MatchObserver(Protocol):
     """Told what the use cases did, for the figures an operator watches (the metrics).
     Each call is a plain, quick, synchronous note: it never fails a use case."""

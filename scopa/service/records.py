@@ -40,9 +40,10 @@ class Records:
         self.observer = observer
         self.feed = Feed(reads, bus, self._last_seq, monotonic)
 
-    def view(self, caller: Caller) -> MatchView:
+    async def view(self, caller: Caller) -> MatchView:
         record = caller.record
-        return match_view(caller.match_id, record.state, caller.seat, deadline=record.due_at)
+        state = await self.callers.as_left(record.state)
+        return match_view(caller.match_id, state, caller.seat, deadline=record.due_at)
 
     async def events(self, caller: Caller, after: int, wait: float) -> EventPage:
         return await self.feed.page(caller.match_id, caller.seat, _seen(caller, after), wait)

@@ -13,15 +13,23 @@ from scopa.contract.views import match_view
 from scopa.domain.errors import InvalidSetup, MatchNotActive, SeatNotOpen
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, Seat, join, new_match, offer_rematch, rematch_of
+from scopa.domain.rated import format_of
 from scopa.domain.rules import Rules, make_rules
 from scopa.service.answers import Created, Joined, Rematch, Rematched, SeatToken
 from scopa.service.callers import Caller, Callers
 from scopa.service.changes import Changes
-from scopa.service.errors import InvalidToken
+from scopa.service.errors import InvalidToken, SameOrigin
 from scopa.service.idempotency import Claim, Once, answer_of
 from scopa.service.ids import new_match_id, new_seed, new_token, token_hash
 from scopa.service.limits import OwnerQuotas
-from scopa.service.ports import Change, MatchObserver, MatchReads, MatchRecord
+from scopa.service.ports import (
+    Change,
+    MatchObserver,
+    MatchReads,
+    MatchRecord,
+    Player,
+    Standings,
+)
 
 T = TypeVar("T", bound=msgspec.Struct)
 
@@ -35,6 +43,7 @@ class Setup:
     seed: int | None = None
     decks: tuple[tuple[int, ...], ...] = ()
     first_dealer: int | None = None
+    rated: bool = False
 
 
 class Seating:
@@ -46,6 +55,7 @@ class Seating:
         once: Once,
         observer: MatchObserver,
         levels: tuple[str, ...],
+        standings: Standings | None = None,
     ) -> None:
         self.changes = changes
         self.callers = callers
@@ -53,6 +63,7 @@ class Seating:
         self.once = once
         self.observer = observer
         self.levels = levels  # the AI levels seats may have: none without AI
+        self.standings = standings
 
     async def create(
         self,
@@ -61,11 +72,13 @@ class Seating:
         fingerprint: str,
         *,
         quotas: OwnerQuotas | None = None,
+        player: Player | None = None,
     ) -> Created:
-        """A new match; QuotaExceeded when it would take its creator over ``quotas``."""
+        """A new match, its first human seat ``player``'s if a player creates it;
+        QuotaExceeded when it would take its creator over ``quotas``."""
 
         async def run(request: Claim | None) -> Created:
-            state, events = self._new_state(setup)
+            state, events = self._new_state(setup, player)
             match_id = new_match_id()
             tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
             now = self.changes.clock()
@@ -90,9 +103,15 @@ class Seating:
 
         return await self.once.run("create", key, fingerprint, Created, run)
 
-    def _new_state(self, setup: Setup) -> tuple[MatchState, list[StoredEvent]]:
+    def _new_state(
+        self, setup: Setup, player: Player | None
+    ) -> tuple[MatchState, list[StoredEvent]]:
         """The new match, or InvalidSetup naming every impossible field at once."""
         problems: list[tuple[str, str]] = []
+        seats = setup.seats
+        if player is not None:
+            seats, refused = _seat_player(seats, player)
+            problems.extend(refused)
         if not self.levels:
             problems.extend(
                 (f"seats[{i}].kind", "this server has no AI players")
@@ -105,16 +124,19 @@ class Seating:
             problems.extend(refused.problems)
             rules = Rules()  # the defaults, so the rest of the setup is checked too
         seeded = setup.seed is not None or bool(setup.decks)
+        if setup.rated:
+            problems.extend(_unratable(setup, seats, rules, player))
         seed = setup.seed if setup.seed is not None else new_seed()
         try:
             created = new_match(
                 rules,
-                setup.seats,
+                seats,
                 seed,
                 setup.decks,
                 setup.first_dealer,
                 seeded=seeded,
                 ai_secret=new_seed(),
+                rated=setup.rated,
             )
         except InvalidSetup as refused:
             problems.extend(p for p in refused.problems if p not in problems)
@@ -133,13 +155,17 @@ class Seating:
         token: str | None = None,
     ) -> Joined:
         """Take an open seat, or claim a reserved one with ``token``, the seat's token in
-        the match before (on an open seat a token is not looked at)."""
+        the match before (on an open seat a token is not looked at). A player token seats
+        its player, on an open seat or on a reserved one the player held before."""
         record = await self.callers.load(match_id)
-        claim = None if token is None else token_hash(token)
+        player = await self.callers.player_of(token)
+        if player is not None and name is not None:
+            raise InvalidSetup([("name", "a player's seat shows the player's own name")])
+        claim = None if token is None or player is not None else token_hash(token)
 
         async def run(request: Claim | None) -> Joined:
             return await self._take_seat(
-                record, seat, name, claim, request, lambda state, new: Joined(seat, new)
+                record, seat, name, claim, request, lambda state, new: Joined(seat, new), player
             )
 
         return await self.once.run(f"join:{match_id}:{seat}", key, fingerprint, Joined, run)
@@ -152,14 +178,20 @@ class Seating:
         claim: str | None,
         request: Claim | None,
         answer: Callable[[MatchState, str], T],
+        player: Player | None = None,
     ) -> T:
         """Seat a player (a join or a claim); ``answer`` of the new state and token is
         what the request answers, stored with the change."""
+        handle = None if player is None else player.handle
 
         async def seated(current: MatchRecord, fresh: bool) -> T:
             if self.changes.overdue(current):
                 current = await self.changes.passed(current.id)
-            state, events = join(current.state, seat, name, claim)
+            if player is not None and current.state.rated:
+                await self._distinct_origins(current.state, player)
+            state, events = join(
+                current.state, seat, name if player is None else player.name, claim, handle
+            )
             token = new_token()
             hashed = token_hash(token)
             body = answer(state, token)
@@ -171,6 +203,17 @@ class Seating:
             return body
 
         return await self.changes.until_stored(record.id, record, seated)
+
+    async def _distinct_origins(self, state: MatchState, player: Player) -> None:
+        """SameOrigin when a player registered from ``player``'s address holds a seat of
+        the rated match already: one cannot rate itself against its second account."""
+        others = [s.player for s in state.seats if s.player and s.player != player.handle]
+        if others and self.standings is not None:
+            origins = await self.standings.origins(others)
+            if player.origin in origins.values():
+                raise SameOrigin(
+                    "a player registered from the same address holds a seat of this rated match"
+                )
 
     async def rematch(
         self,
@@ -233,6 +276,40 @@ class Seating:
         await self.changes.saved(old, offered, None)
         self.changes.changed(match_id, state)
         return outcome
+
+
+def _seat_player(
+    seats: tuple[Seat, ...], player: Player
+) -> tuple[tuple[Seat, ...], list[tuple[str, str]]]:
+    """The seats with the first human one the creating player's."""
+    mine = next((i for i, s in enumerate(seats) if s.kind == "human"), None)
+    if mine is None:
+        return seats, [("seats", "a match created with a player token needs a human seat")]
+    if seats[mine].name is not None:
+        return seats, [(f"seats[{mine}].name", "the player's seat shows the player's own name")]
+    held = Seat("human", name=player.name, player=player.handle)
+    return tuple(held if i == mine else s for i, s in enumerate(seats)), []
+
+
+def _unratable(
+    setup: Setup, seats: tuple[Seat, ...], rules: Rules, player: Player | None
+) -> list[tuple[str, str]]:
+    """Why the match cannot be rated; empty when it can."""
+    problems: list[tuple[str, str]] = []
+    if player is None:
+        problems.append(("rated", "a rated match is created with a player token"))
+    if setup.seed is not None or setup.decks:
+        problems.append(("rated", "a rated match is shuffled by the server: no seed or decks"))
+    if format_of(len(seats), rules.target) is None:
+        problems.append(("rated", "rated matches are of 2 or 4 players, to 11 or to 21"))
+    if rules.reveal_ai_hands:
+        problems.append(("rated", "a rated match shows no AI hands"))
+    problems.extend(
+        (f"seats[{i}]", "a rated match's human seats are players': leave it open for one")
+        for i, s in enumerate(seats)
+        if s.kind == "human" and s.player is None
+    )
+    return problems
 
 
 def _ended_unclaimed(state: MatchState) -> bool:

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from scopa.domain.ai import LEVELS
 from scopa.service.ai_work import AiWork, ai_levels
 from scopa.service.callers import Callers
 from scopa.service.changes import Changes
@@ -14,6 +15,7 @@ from scopa.service.lifecycle import Lifecycle
 from scopa.service.lobby import Listings
 from scopa.service.moments import Moments
 from scopa.service.play import Play
+from scopa.service.players import Accounts
 from scopa.service.ports import (
     AiPlayer,
     AiTurns,
@@ -24,13 +26,16 @@ from scopa.service.ports import (
     MatchObserver,
     MatchReads,
     MatchRepository,
+    Players,
     ReviewQueue,
+    Standings,
     Unobserved,
 )
 from scopa.service.recent import RecentMatches
 from scopa.service.records import Records
 from scopa.service.reviews import Reviews
 from scopa.service.seating import Seating
+from scopa.service.standings import Tables
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class Services:
     ai_work: AiWork  # the AI's turns and hints
     records: Records  # views, events, scores, records, reviews
     lobby: Listings
+    accounts: Accounts  # players, their tokens
+    tables: Tables  # players' matches, the leaderboard
 
 
 def build_services(
@@ -55,6 +62,8 @@ def build_services(
     keys: IdempotencyKeys,
     turns: AiTurns,
     kept: KeptReviews,
+    players: Players,
+    standings: Standings,
     ai: AiPlayer | None = None,
     review_queue: ReviewQueue | None = None,
     hint_queue: HintQueue | None = None,
@@ -68,7 +77,7 @@ def build_services(
     and hints are asked of the processes that run AI, not computed here."""
     observer = observer or Unobserved()
     recent = RecentMatches()
-    callers = Callers(matches, reads, recent)
+    callers = Callers(matches, reads, recent, players, clock)
     changes = Changes(
         matches,
         callers,
@@ -81,11 +90,12 @@ def build_services(
         on_change=on_change,
     )
     once = Once(keys)
+    levels = ai_levels(ai, hint_queue)
     reviews = Reviews(matches, kept, reads, turns, ai, review_queue, monotonic)
     return Services(
         callers=callers,
         changes=changes,
-        seating=Seating(changes, callers, reads, once, observer, ai_levels(ai, hint_queue)),
+        seating=Seating(changes, callers, reads, once, observer, levels, standings),
         play=Play(changes, once, observer),
         moments=Moments(changes, reads),
         ai_work=AiWork(
@@ -93,4 +103,6 @@ def build_services(
         ),
         records=Records(callers, reads, bus, reviews, observer, monotonic),
         lobby=Listings(reads),
+        accounts=Accounts(players, standings, once, clock, LEVELS),
+        tables=Tables(standings),
     )

@@ -47,6 +47,7 @@ async def test_the_ai_moves_first_and_answers_each_human_move(client: Client) ->
         "hand_count": 3,
         "name": None,
         "hand": None,
+        "player": None,
     }
     body = await until(client, match_id, lambda b: b["version"] == 1)
     assert body["turn"] == 0

@@ -68,7 +68,13 @@ async def test_names_are_shown_to_everyone(stored: InProcess) -> None:
             None,
         ]
     events = (await client.get(f"/v1/matches/{match_id}/events")).json()["events"]
-    assert events[0] == {"seq": 1, "type": "seat_joined", "seat": 1, "name": "Bo"}
+    assert events[0] == {
+        "seq": 1,
+        "type": "seat_joined",
+        "seat": 1,
+        "name": "Bo",
+        "player": None,
+    }
 
 
 @pytest.mark.parametrize(("given", "kept"), ACCEPTED)

@@ -17,8 +17,19 @@ EVENTS = "/v1/matches/{id}/events"
 STREAM = "/v1/matches/{id}/events/stream"
 LOBBY = "/v1/matches"
 REVIEW = "/v1/matches/{id}/review"
+MY_MATCHES = "/v1/me/matches"
+LEADERBOARD = "/v1/leaderboard"
 # Every integer query parameter of every route, as the API document names them.
-INTEGER_PARAMETERS = [(EVENTS, "after"), (STREAM, "after"), (LOBBY, "limit"), (REVIEW, "seat")]
+INTEGER_PARAMETERS = [
+    (EVENTS, "after"),
+    (STREAM, "after"),
+    (LOBBY, "limit"),
+    (REVIEW, "seat"),
+    (MY_MATCHES, "limit"),
+    (LEADERBOARD, "limit"),
+]
+# What a route needs besides the parameter under test.
+REQUIRED = {LEADERBOARD: {"format": "2p-11"}}
 MALFORMED = [
     "1e3",
     "1.0",
@@ -63,7 +74,9 @@ async def test_a_malformed_integer_is_400_naming_it(
     client: Client, route: str, name: str, value: str
 ) -> None:
     match_id = (await create(client))["match"]["id"]
-    answer = await client.get(_route(route, match_id), params={name: value})
+    answer = await client.get(
+        _route(route, match_id), params={**REQUIRED.get(route, {}), name: value}
+    )
     assert_names(answer, name)
 
 
@@ -73,7 +86,9 @@ async def test_every_value_of_a_repeated_parameter_is_checked(
 ) -> None:
     match_id = (await create(client))["match"]["id"]
     for values in (["2", "1e3"], ["1.0", "2"]):
-        answer = await client.get(_route(route, match_id), params={name: values})
+        answer = await client.get(
+            _route(route, match_id), params={**REQUIRED.get(route, {}), name: values}
+        )
         assert_names(answer, name)
 
 
@@ -83,7 +98,9 @@ async def test_out_of_range_integers_are_still_400(
     client: Client, route: str, name: str, value: str
 ) -> None:
     match_id = (await create(client))["match"]["id"]
-    answer = await client.get(_route(route, match_id), params={name: value})
+    answer = await client.get(
+        _route(route, match_id), params={**REQUIRED.get(route, {}), name: value}
+    )
     assert_names(answer, name)
 
 
@@ -110,6 +127,11 @@ async def test_after_3_still_works_on_both_events_routes(client: Client) -> None
     page = await client.get(_route(EVENTS, match_id), params={"after": "-0"})
     assert page.status_code == 200, page.text
     assert page.json()["events"][0]["seq"] == 1
+
+
+async def test_a_missing_required_parameter_is_named(client: Client) -> None:
+    answer = await client.get(LEADERBOARD)
+    assert_names(answer, "format")
 
 
 async def test_limit_2_still_works(client: Client) -> None:

@@ -105,7 +105,13 @@ async def test_a_reserved_seat_is_claimed_through_join_with_the_old_token(
     assert (mine["you"], mine["status"]) == (0, "active")
     assert [s["name"] for s in mine["seats"]] == ["Ada L.", "Bo"]
     events = (await client.get(f"/v1/matches/{new_id}/events")).json()["events"]
-    assert events[0] == {"seq": 1, "type": "seat_joined", "seat": 0, "name": "Ada L."}
+    assert events[0] == {
+        "seq": 1,
+        "type": "seat_joined",
+        "seat": 0,
+        "name": "Ada L.",
+        "player": None,
+    }
     # The old token plays nothing in the new match; its claim is spent.
     assert (await client.get(f"/v1/matches/{new_id}", headers=bearer(old[0]))).status_code == 401
     again = await rematch(client, old_id, old[0])

@@ -52,7 +52,10 @@ def complaint(result: subprocess.CompletedProcess[str], code: int) -> str:
     [
         (["--match", "M"], "--match needs one of --seat (join that open seat) or --token"),
         (["--match", "M", "--seat", "1", "--token", "T"], "--match needs one of --seat"),
-        (["--seat", "1"], "--seat and --token go with --match"),
+        (["--seat", "1"], "--seat goes with --match"),
+        (["--token", "T"], "a seat token goes with --match; a player token starts with scp_"),
+        (["--vs-ai", "hard", "--rated"], "--rated goes with --vs-ai and a player token"),
+        (["--register", "robo", "--vs-ai", "hard"], "not allowed with argument"),
         (["--vs-ai", "hard", "--match", "M"], "not allowed with argument"),
     ],
 )
@@ -114,3 +117,24 @@ def test_vs_ai_plays_a_whole_match_against_that_level(server: Server) -> None:
     ]
     assert (outcome["scores"], outcome["winner"]) == (view["scores"], view["winner"])
     assert outcome["winner"] in (0, 1)
+
+
+@pytest.mark.slow
+def test_a_bot_registers_and_plays_its_first_rated_match(server: Server) -> None:
+    """The README's walk for bot authors: register, then a rated match as the player."""
+    registered = bot("--url", server.base_url, "--register", "robo_e2e", "--name", "Robo")
+    assert registered.returncode == 0, registered.stderr
+    token = json.loads(registered.stdout)["token"]
+    assert token.startswith("scp_")
+    result = bot("--url", server.base_url, "--token", token, "--vs-ai", "easy", "--rated")
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout)
+    view = httpx.get(f"{server.base_url}/v1/matches/{outcome['match']}", timeout=10).json()
+    assert view["rated"] is True
+    assert (view["seats"][0]["player"], view["seats"][0]["name"]) == ("robo_e2e", "Robo")
+    player = httpx.get(f"{server.base_url}/v1/players/robo_e2e", timeout=10).json()
+    [rating] = player["ratings"]
+    assert (rating["format"], rating["games"]) == ("2p-11", 1)
+    won = outcome["winner"] == 0
+    assert (rating["rating"] > 1500) == won
+    assert player["counts"] == {"played": 1, "won": int(won), "lost": int(not won)}

@@ -38,6 +38,17 @@ def test_the_golden_bytes_read_back_as_the_match(kept: dict[str, Any], match: Fi
     assert codec.decode_hint(bytes.fromhex(blobs["hint"])) == match.hint
 
 
+def test_bytes_stored_before_players_existed_read_back_as_the_match(match: FixedMatch) -> None:
+    """A database written before seats could hold players (and matches be rated) reads
+    on: the fields since then take their defaults."""
+    blobs = json.loads(GOLDEN.with_name("stored_before_players.json").read_text())
+    assert codec.decode_state(bytes.fromhex(blobs["initial"])) == match.initial
+    assert codec.decode_state(bytes.fromhex(blobs["final"])) == match.final
+    events = tuple(codec.decode_event(bytes.fromhex(e)) for e in blobs["events"])
+    assert events == match.events
+    assert blobs["initial"] != stored(match)["initial"]
+
+
 def test_seats_and_spectators_are_sent_the_golden_json(
     kept: dict[str, Any], match: FixedMatch
 ) -> None:

@@ -215,6 +215,8 @@ async def test_a_failed_request_does_not_wait_to_release_its_key() -> None:
         keys=ReleaseHangs(store),
         turns=store.reads,
         kept=store.reads,
+        players=store.players,
+        standings=store.standings,
     )
     setup = Setup(seats=(Seat("human"), Seat("human")))
     started = time.monotonic()

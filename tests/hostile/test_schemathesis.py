@@ -162,11 +162,11 @@ def _short_waits(_ctx: Any, case: schemathesis.Case, _kwargs: dict[str, Any]) ->
 
 def _seat_tokens(database: Path) -> type:
     class SeatTokens:
-        """Vouches for a bearer token the server issued, as a link carries it from a create
-        or a join: schemathesis takes any Authorization a link sets for a generated one,
-        likely invalid, and so a 2xx answer to it for ignored auth. With the token vouched
-        for, ignored_auth checks instead that the same request without it, and with a
-        wrong one, is refused."""
+        """Vouches for a bearer token the server issued, as a link carries it from a
+        create, a join or a registration: schemathesis takes any Authorization a link sets
+        for a generated one, likely invalid, and so a 2xx answer to it for ignored auth.
+        With the token vouched for, ignored_auth checks instead that the same request
+        without it, and with a wrong one, is refused."""
 
         def get(self, case: schemathesis.Case, _ctx: Any) -> str | None:
             scheme, _, token = str(case.headers.get("Authorization", "")).partition(" ")
@@ -174,7 +174,9 @@ def _seat_tokens(database: Path) -> type:
                 return None
             with sqlite3.connect(database) as conn:
                 issued = conn.execute(
-                    "SELECT 1 FROM seats WHERE token_hash = ?", (token_hash(token),)
+                    "SELECT 1 FROM seats WHERE token_hash = ?1"
+                    " UNION SELECT 1 FROM player_tokens WHERE token_hash = ?1",
+                    (token_hash(token),),
                 ).fetchone()
             return token if issued else None
 
@@ -490,6 +492,22 @@ def _joining(walker: Walker) -> dict[str, Any]:
     return dict(walker.follow(created, "getMatch").body)
 
 
+def _a_player(walker: Walker) -> dict[str, int]:
+    """A registration's links: the player's own routes with its token, then revoking
+    that token and, for a second player, deleting it; each time the token is refused
+    after."""
+    statuses = {}
+    registered = walker.send("registerPlayer", body={"handle": "walker", "kind": "bot"})
+    assert _status(registered) == 201, registered.body
+    for link in ("getMe", "listMyMatches", "createToken", "getPlayer", "revokeToken"):
+        statuses[link] = _status(walker.follow(registered, link))
+    statuses["getMe after revoking"] = _status(walker.follow(registered, "getMe"))
+    leaving = walker.send("registerPlayer", body={"handle": "leaver"})
+    statuses["deleteMe"] = _status(walker.follow(leaving, "deleteMe"))
+    statuses["getPlayer after deleting"] = _status(walker.follow(leaving, "getPlayer"))
+    return statuses
+
+
 @pytest.fixture(scope="module")
 def walked(served: Served) -> dict[str, Any]:
     walker = Walker(served.schema())
@@ -498,6 +516,22 @@ def walked(served: Served) -> dict[str, Any]:
         "two seats": _two_seats(walker),
         "ending early": _ending_early(walker),
         "joining": _joining(walker),
+        "a player": _a_player(walker),
+    }
+
+
+def test_the_links_of_a_registration_lead_to_the_players_routes(
+    walked: dict[str, Any],
+) -> None:
+    assert walked["a player"] == {
+        "getMe": 200,
+        "listMyMatches": 200,
+        "createToken": 201,
+        "getPlayer": 200,
+        "revokeToken": 204,
+        "getMe after revoking": 401,
+        "deleteMe": 204,
+        "getPlayer after deleting": 404,
     }
 
 

@@ -47,6 +47,11 @@ TABLES = {
     "ai_workers",
     "limit_counts",
     "stream_leases",
+    "players",
+    "player_tokens",
+    "match_players",
+    "ratings",
+    "rated_matches",
     "alembic_version",
 }
 

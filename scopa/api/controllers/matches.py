@@ -69,12 +69,14 @@ class MatchController(Controller):
         creators: Creators,
         key: SecretIdempotencyKey = None,
     ) -> Response[Created]:
-        await service.callers.check_token(bearer(request))
+        token = bearer(request)
+        await service.callers.check_token(token)
+        player = await service.callers.player_of(token)
         json_body(request)
         body, fingerprint = decode_body(await request.body(), CreateMatch)
         key = idempotency_key(key, secret=True)
         created = await service.seating.create(
-            setup_of(body), key, fingerprint, quotas=creators.of(request.scope)
+            setup_of(body), key, fingerprint, quotas=creators.of(request.scope), player=player
         )
         return Response(
             created, status_code=201, headers={"Location": f"{self.path}/{created.match.id}"}
@@ -118,7 +120,7 @@ class MatchController(Controller):
         if not_modified(if_none_match, version):
             return Response(None, status_code=304, headers=view_headers(version))
         # A Response[MatchView]; the declared union is the 304's, for the document.
-        return ViewAnswer(service.records.view(caller))  # type: ignore[return-value]
+        return ViewAnswer(await service.records.view(caller))  # type: ignore[return-value]
 
     @get(
         operation_id="listMatches",

@@ -14,6 +14,7 @@ from scopa.api.errors import (
     AMBIGUOUS,
     BUSY,
     CANNOT_ABORT,
+    HANDLE_TAKEN,
     HTTP_ERROR,
     ILLEGAL_MOVE,
     INTERNAL,
@@ -30,9 +31,12 @@ from scopa.api.errors import (
     NOT_FOUND,
     NOT_YOUR_TURN,
     PAYLOAD_TOO_LARGE,
+    PLAYER_BUSY,
     RATE_LIMITED,
+    SAME_ORIGIN,
     SEAT_NOT_OPEN,
     STALE_VERSION,
+    TOO_MANY_TOKENS,
     UNAVAILABLE,
     UNKNOWN_LEVEL,
     UNSUPPORTED_MEDIA_TYPE,
@@ -84,9 +88,12 @@ ABOUT: dict[Kind, tuple[str, str]] = {
     INVALID_TOKEN: (
         "The route needs a seat token and none was sent; or the token is not one of this "
         "match's (on routes without a match: not one of any match's); or the Authorization "
-        "header is not 'Bearer <token>'. A token is never silently read as a spectator.",
+        "header is not 'Bearer <token>'; or a player token is revoked, its player deleted, "
+        "or its player holds no seat in this match; or a player's route (/v1/me) got no "
+        "live player token. A token is never silently read as a spectator.",
         "Send Authorization: Bearer <token> with the token create or join gave for your "
-        "seat, or send no token at all to read as a spectator where spectators may read.",
+        "seat (or your player token), or send no token at all to read as a spectator where "
+        "spectators may read.",
     ),
     MATCH_NOT_ACTIVE: (
         "The match is not being played: it is still waiting for players, or it is finished.",
@@ -104,6 +111,27 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "before, and only that player's old token claims it).",
         "Join a seat whose kind is open, as the match's view or the lobby lists them; to claim "
         "a reserved seat, send the seat's token of the match before as the bearer token.",
+    ),
+    HANDLE_TAKEN: (
+        "The handle is registered already, or one people would read as the same: handles "
+        "are compared without case, with 0 as o, 1, i and l as one letter, and - as _. A "
+        "deleted player's handle stays taken, and a few words (open, admin, the AI levels) "
+        "are kept by the server.",
+        "Pick another handle.",
+    ),
+    TOO_MANY_TOKENS: (
+        "A player holds at most 10 live tokens.",
+        "Revoke a token it no longer uses (DELETE /v1/me/tokens/{id}), then ask again.",
+    ),
+    PLAYER_BUSY: (
+        "A player is deleted only once none of its matches is waiting or being played.",
+        "Finish, resign or abort those matches (GET /v1/me/matches lists them), then delete.",
+    ),
+    SAME_ORIGIN: (
+        "A rated match cannot seat two players registered from one client address: a "
+        "player would otherwise rate itself against a second account of its own.",
+        "Play rated matches against players from elsewhere or against the AI levels; an "
+        "unrated match may seat anyone.",
     ),
     MATCH_NOT_FINISHED: (
         "The record of a match, with every hand and the seed, is shown once the match is "

@@ -1,0 +1,150 @@
+"""Players with an identity: registering, the player's tokens, deleting it, and who a
+player token stands for."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+from scopa.contract.players import (
+    CountsView,
+    IssuedToken,
+    Me,
+    PlayerView,
+    RatingView,
+    Registered,
+    TokenView,
+)
+from scopa.contract.views import rfc3339
+from scopa.domain.rated import PROVISIONAL
+from scopa.service.errors import PlayerNotFound, TokenNotFound
+from scopa.service.handles import handle_key, reserved
+from scopa.service.idempotency import Claim, Once, answer_of
+from scopa.service.ids import new_player_token, new_token_id, token_hash
+from scopa.service.ports import (
+    Counts,
+    HandleTaken,
+    Player,
+    Players,
+    PlayerToken,
+    Standings,
+    StoredRating,
+)
+
+# Live tokens a player may hold at once.
+TOKENS_PER_PLAYER = 10
+FIRST_LABEL = "first"
+
+
+def origin_of(client: str) -> str:
+    """What is kept of the address a player registers from: enough to tell two players
+    from one address apart, not the address."""
+    return hashlib.sha256(f"scopa origin {client}".encode()).hexdigest()
+
+
+class Accounts:
+    def __init__(
+        self,
+        players: Players,
+        standings: Standings,
+        once: Once,
+        clock: Callable[[], float],
+        levels: tuple[str, ...],
+    ) -> None:
+        self.players = players
+        self.standings = standings
+        self.once = once
+        self.clock = clock
+        self.levels = levels
+
+    async def register(
+        self,
+        handle: str,
+        name: str | None,
+        kind: str,
+        label: str | None,
+        client: str,
+        key: str | None,
+        fingerprint: str,
+    ) -> Registered:
+        """A new player and its first token; HandleTaken for a handle registered already
+        (as people read it) or kept by the server."""
+        if reserved(handle, self.levels):
+            raise HandleTaken(f"the handle {handle!r} is kept by the server")
+
+        async def run(request: Claim | None) -> Registered:
+            now = self.clock()
+            player = Player(handle, name or handle, kind, now, origin_of(client))
+            token, secret = self._new_token(handle, label or FIRST_LABEL, now)
+            answer = Registered(player_view(player, [], Counts()), issued(token, secret))
+            await self.players.register(
+                player, handle_key(handle), token, token_hash(secret), answer_of(request, answer)
+            )
+            return answer
+
+        return await self.once.run("register", key, fingerprint, Registered, run)
+
+    def _new_token(self, handle: str, label: str, now: float) -> tuple[PlayerToken, str]:
+        return PlayerToken(new_token_id(), handle, label, now), new_player_token()
+
+    async def profile(self, handle: str) -> PlayerView:
+        found = await self.players.player(handle) if _plausible(handle) else None
+        if found is None:
+            raise PlayerNotFound("no such player")
+        return await self.view(found)
+
+    async def me(self, player: Player) -> Me:
+        tokens = await self.players.tokens(player.handle)
+        return Me(await self.view(player), tuple(map(token_view, tokens)))
+
+    async def new_token(self, player: Player, label: str | None) -> IssuedToken:
+        token, secret = self._new_token(player.handle, label or FIRST_LABEL, self.clock())
+        await self.players.add_token(token, token_hash(secret), TOKENS_PER_PLAYER)
+        return issued(token, secret)
+
+    async def revoke(self, player: Player, token_id: str) -> None:
+        if not await self.players.revoke(player.handle, token_id):
+            raise TokenNotFound("the player has no live token of that id")
+
+    async def delete(self, player: Player) -> None:
+        await self.players.delete(player.handle, self.clock())
+
+    async def view(self, player: Player) -> PlayerView:
+        ratings = await self.standings.ratings(player.handle)
+        return player_view(player, ratings, await self.standings.counts(player.handle))
+
+
+def player_view(player: Player, ratings: Sequence[StoredRating], counts: Counts) -> PlayerView:
+    return PlayerView(
+        handle=player.handle,
+        name=player.name,
+        kind=player.kind,
+        joined_at=rfc3339(player.joined_at),
+        ratings=tuple(
+            RatingView(
+                format=r.format,
+                rating=round(r.rating, 1),
+                deviation=round(r.deviation, 1),
+                volatility=round(r.volatility, 6),
+                games=r.games,
+                provisional=r.deviation > PROVISIONAL,
+            )
+            for r in ratings
+        ),
+        counts=CountsView(counts.played, counts.won, counts.lost),
+    )
+
+
+def _plausible(handle: str) -> bool:
+    return 0 < len(handle) <= 24
+
+
+def issued(token: PlayerToken, secret: str) -> IssuedToken:
+    return IssuedToken(token.id, token.label, rfc3339(token.created_at), None, secret)
+
+
+def token_view(token: PlayerToken) -> TokenView:
+    used = token.last_used_at
+    return TokenView(
+        token.id, token.label, rfc3339(token.created_at), None if used is None else rfc3339(used)
+    )

@@ -1,0 +1,197 @@
+"""The players' ports in memory, over a ``FakeStore``'s matches: the seats players hold,
+their results and ratings written by the store's commit, as the SQL unit of work does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from scopa.domain.events import MatchFinished
+from scopa.domain.glicko import Rating
+from scopa.domain.match import MatchState
+from scopa.domain.rated import FORMATS, PROVISIONAL, counts, format_of, new_ratings, result_of
+from scopa.service.handles import handle_key
+from scopa.service.ports import (
+    Answer,
+    Change,
+    Counts,
+    HandleTaken,
+    MatchRecord,
+    Player,
+    PlayerBusy,
+    PlayerToken,
+    StoredRating,
+    TooManyTokens,
+)
+
+if TYPE_CHECKING:
+    from tests.fakes import FakeStore
+
+TOUCH_SECONDS = 60.0
+
+
+@dataclass
+class FakePlayers:
+    store: FakeStore
+    players: dict[str, Player] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)  # handle_key -> handle
+    deleted: set[str] = field(default_factory=set)
+    issued: dict[str, tuple[PlayerToken, str]] = field(default_factory=dict)  # by id, hash
+    # (match id, seat) -> (handle, the match's created_at, result)
+    seats: dict[tuple[str, int], tuple[str, float, str | None]] = field(default_factory=dict)
+    ratings: dict[tuple[str, str], StoredRating] = field(default_factory=dict)
+    rated: set[str] = field(default_factory=set)
+
+    async def register(
+        self,
+        player: Player,
+        handle_key: str,
+        token: PlayerToken,
+        token_hash: str,
+        answer: Answer | None = None,
+    ) -> None:
+        self.store.check()
+        if handle_key in self.keys or player.handle in self.players:
+            raise HandleTaken(player.handle)
+        self.store.keys.check_keep(answer)
+        self.players[player.handle] = player
+        self.keys[handle_key] = player.handle
+        self.issued[token.id] = (token, token_hash)
+        self.store.keys.keep(answer)
+
+    async def player(self, handle: str) -> Player | None:
+        self.store.check()
+        found = self.keys.get(handle_key(handle))
+        return None if found is None or found in self.deleted else self.players[found]
+
+    async def authenticate(self, token_hash: str, now: float) -> Player | None:
+        self.store.check()
+        for token, hashed in self.issued.values():
+            if hashed == token_hash and token.handle not in self.deleted:
+                used = token.last_used_at
+                if used is None or now - used >= TOUCH_SECONDS:
+                    touched = PlayerToken(
+                        token.id, token.handle, token.label, token.created_at, now
+                    )
+                    self.issued[token.id] = (touched, hashed)
+                return self.players[token.handle]
+        return None
+
+    async def tokens(self, handle: str) -> list[PlayerToken]:
+        self.store.check()
+        return sorted(
+            (t for t, _ in self.issued.values() if t.handle == handle), key=lambda t: t.created_at
+        )
+
+    async def add_token(self, token: PlayerToken, token_hash: str, cap: int) -> None:
+        self.store.check()
+        if len(await self.tokens(token.handle)) >= cap:
+            raise TooManyTokens(str(cap))
+        self.issued[token.id] = (token, token_hash)
+
+    async def revoke(self, handle: str, token_id: str) -> bool:
+        self.store.check()
+        held = self.issued.get(token_id)
+        if held is None or held[0].handle != handle:
+            return False
+        del self.issued[token_id]
+        return True
+
+    async def delete(self, handle: str, now: float) -> None:
+        self.store.check()
+        for (match_id, _), (held, _, _) in self.seats.items():
+            status = self.store.records[match_id].state.status
+            if held == handle and status in ("waiting", "active"):
+                raise PlayerBusy(handle)
+        for token_id in [i for i, (t, _) in self.issued.items() if t.handle == handle]:
+            del self.issued[token_id]
+        self.deleted.add(handle)
+
+    # Written by FakeStore.commit, with the match.
+
+    def seated(self, record: MatchRecord, state: MatchState, seats: Iterable[int]) -> None:
+        for i in seats:
+            handle = state.seats[i].player
+            if handle is not None:
+                self.seats[(record.id, i)] = (handle, record.created_at, None)
+
+    def changed(self, record: MatchRecord, change: Change, token_hashes: Mapping[int, str]) -> None:
+        state = change.state
+        self.seated(record, state, token_hashes)
+        if not any(isinstance(e, MatchFinished) for e in change.events):
+            return
+        for (match_id, i), (handle, created, _) in list(self.seats.items()):
+            if match_id == record.id:
+                self.seats[(match_id, i)] = (handle, created, result_of(state, i))
+        format = format_of(state.players, state.rules.target)
+        if format is None or not counts(state) or record.id in self.rated:
+            return
+        self.rated.add(record.id)
+        current = {
+            h: Rating(r.rating, r.deviation, r.volatility)
+            for (h, f), r in self.ratings.items()
+            if f == format
+        }
+        for handle, new in new_ratings(state, current).items():
+            old = self.ratings.get((handle, format))
+            games = 1 if old is None else old.games + 1
+            self.ratings[(handle, format)] = StoredRating(
+                format, new.rating, new.deviation, new.volatility, games
+            )
+
+
+@dataclass
+class FakeStandings:
+    book: FakePlayers
+
+    async def matches(
+        self, handle: str, status: str | None, limit: int, after: tuple[float, str] | None
+    ) -> list[tuple[MatchRecord, int]]:
+        self.book.store.check()
+        records = self.book.store.records
+        found = sorted(
+            (
+                ((created, match_id), seat)
+                for (match_id, seat), (held, created, _) in self.book.seats.items()
+                if held == handle and (status is None or records[match_id].state.status == status)
+            ),
+            reverse=True,
+        )
+        if after is not None:
+            found = [f for f in found if f[0] < after]
+        return [(records[position[1]], seat) for position, seat in found[:limit]]
+
+    async def counts(self, handle: str) -> Counts:
+        self.book.store.check()
+        results = [
+            r for h, _, r in self.book.seats.values() if h == handle and r in ("won", "lost")
+        ]
+        return Counts(len(results), results.count("won"), results.count("lost"))
+
+    async def ratings(self, handle: str) -> list[StoredRating]:
+        self.book.store.check()
+        return [self.book.ratings[(handle, f)] for f in FORMATS if (handle, f) in self.book.ratings]
+
+    async def origins(self, handles: Sequence[str]) -> dict[str, str]:
+        self.book.store.check()
+        return {h: self.book.players[h].origin for h in handles if h in self.book.players}
+
+    async def leaderboard(
+        self, format: str, provisional: bool, limit: int, after: tuple[float, str] | None
+    ) -> list[tuple[Player, StoredRating]]:
+        self.book.store.check()
+        listed = sorted(
+            (
+                (self.book.players[h], r)
+                for (h, f), r in self.book.ratings.items()
+                if f == format
+                and h not in self.book.deleted
+                and (r.deviation > PROVISIONAL) == provisional
+            ),
+            key=lambda pr: (-pr[1].rating, pr[0].handle),
+        )
+        if after is not None:
+            rating, handle = after
+            listed = [pr for pr in listed if (-pr[1].rating, pr[0].handle) > (-rating, handle)]
+        return listed[:limit]

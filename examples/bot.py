@@ -8,10 +8,17 @@
     python examples/bot.py --url ... --register robo       # register a bot player: its token
     python examples/bot.py --url ... --token scp_... --vs-ai hard --rated
                                                            # a rated match as that player
+    python examples/bot.py --url ... --token scp_... --challenge bea [--rated]
+                                                           # challenge a player, play it
+    python examples/bot.py --url ... --token scp_... --accept-challenges [--games N]
+                                                           # play its challenges as they come
 
 A player token (``scp_...``, from ``--register``) stands for the player: with ``--vs-ai``
 the bot creates the match as that player (``--rated`` for a rated one), with ``--match``
-it plays the player's seat there; no seat token is needed.
+it plays the player's seat there; no seat token is needed. ``--accept-challenges`` follows
+the player's challenge stream (resuming with Last-Event-ID when it reconnects), accepts
+each challenge made to it and plays it out, printing one JSON line per match, until
+``--games`` matches are played (0, the default: for ever).
 
 It waits for its turn with the long-poll events route, from the view's ``last_seq``, then
 plays the legal move that takes the most cards (a sweep first), as the server lists them
@@ -26,6 +33,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -125,6 +133,71 @@ async def take_seat(client: httpx.AsyncClient, args: argparse.Namespace) -> tupl
     return match_id, args.token if player else str(created["tokens"][0]["token"])
 
 
+async def challenges(client: httpx.AsyncClient, token: str) -> AsyncIterator[dict[str, Any]]:
+    """The player's challenge news as it comes, for ever: the stream ends now and then,
+    and is taken up again after the last news received."""
+    last = 0
+    auth = {"Authorization": f"Bearer {token}"}
+    while True:
+        headers = {**auth, "Last-Event-ID": str(last)}
+        async with client.stream("GET", "/v1/me/challenges/stream", headers=headers) as stream:
+            if not stream.is_success:
+                await stream.aread()
+                checked(stream)
+            event: dict[str, str] = {}
+            async for line in stream.aiter_lines():
+                if line:
+                    name, _, value = line.partition(": ")
+                    event[name] = value
+                    continue
+                if event.get("event") == "challenge":
+                    last = int(event["id"])
+                    yield json.loads(event["data"])
+                event = {}
+
+
+async def challenge_and_play(client: httpx.AsyncClient, args: argparse.Namespace) -> list[Any]:
+    """Challenge ``--challenge``, wait for the answer, and play the match if accepted."""
+    auth = {"Authorization": f"Bearer {args.token}"}
+    body = {"opponent": args.challenge, "rated": args.rated}
+    made = checked(await client.post("/v1/challenges", json=body, headers=auth))
+    print(f"challenged {args.challenge}: {made['id']}", file=sys.stderr)
+    async for news in challenges(client, args.token):
+        if news["id"] != made["id"]:
+            continue
+        if news["status"] != "accepted":
+            raise Refused(f"challenge {made['id']}: {news['status']}")
+        return [await played(client, news["match"], args.token)]
+    raise AssertionError("the news never ends")
+
+
+async def accept_and_play(client: httpx.AsyncClient, args: argparse.Namespace) -> list[Any]:
+    """Accept each challenge made to the player as it comes, and play it out."""
+    auth = {"Authorization": f"Bearer {args.token}"}
+    me = checked(await client.get("/v1/me", headers=auth))["player"]["handle"]
+    print(f"{me} takes challenges", file=sys.stderr)
+    outcomes: list[Any] = []
+    async for news in challenges(client, args.token):
+        if news["status"] != "pending" or news["opponent"] != me:
+            continue
+        answer = await client.post(f"/v1/challenges/{news['id']}/accept", headers=auth)
+        if answer.status_code == 409:
+            continue  # withdrawn or expired meanwhile
+        match = checked(answer)["match"]
+        outcome = await played(client, match["id"], args.token)
+        print(json.dumps(outcome), flush=True)
+        outcomes.append(outcome)
+        if len(outcomes) == args.games:
+            break
+    return outcomes
+
+
+async def played(client: httpx.AsyncClient, match_id: str, token: str) -> dict[str, Any]:
+    final = await play_seat(client, match_id, token)
+    # end_reason: "score", or how the match ended early ("resigned", "timeout", ...).
+    return {"match": match_id, **{k: final[k] for k in ("scores", "winner", "end_reason")}}
+
+
 def options(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", default="http://127.0.0.1:8000")
@@ -136,6 +209,15 @@ def options(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seat", type=int, help="the open seat of --match to join")
     start.add_argument(
         "--register", metavar="HANDLE", help="register a bot player, print its token"
+    )
+    start.add_argument("--challenge", metavar="HANDLE", help="challenge a player and play it")
+    start.add_argument(
+        "--accept-challenges",
+        action="store_true",
+        help="accept the challenges made to the player as they come, and play them",
+    )
+    parser.add_argument(
+        "--games", type=int, default=0, help="with --accept-challenges: stop after this many"
     )
     parser.add_argument(
         "--token", help="a seat token of --match, or a player token (scp_...) to play as"
@@ -150,8 +232,10 @@ def options(argv: list[str]) -> argparse.Namespace:
         parser.error("a seat token goes with --match; a player token starts with scp_")
     if args.match is not None and not player and (args.seat is None) == (args.token is None):
         parser.error("--match needs one of --seat (join that open seat) or --token (play yours)")
-    if args.rated and not (player and args.vs_ai is not None):
-        parser.error("--rated goes with --vs-ai and a player token")
+    if args.rated and not (player and (args.vs_ai or args.challenge) is not None):
+        parser.error("--rated goes with --vs-ai or --challenge, and a player token")
+    if (args.challenge is not None or args.accept_challenges) and not player:
+        parser.error("--challenge and --accept-challenges need a player token (--token scp_...)")
     return args
 
 
@@ -162,17 +246,20 @@ async def main(argv: list[str]) -> int:
             if args.register is not None:
                 print(json.dumps(await register(client, args.register, args.name)))
                 return 0
-            match_id, token = await take_seat(client, args)
-            final = await play_seat(client, match_id, token)
+            if args.accept_challenges:
+                await accept_and_play(client, args)
+                return 0
+            if args.challenge is not None:
+                [outcome] = await challenge_and_play(client, args)
+            else:
+                outcome = await played(client, *await take_seat(client, args))
     except Refused as error:
         print(f"bot: {error}", file=sys.stderr)
         return 1
     except httpx.TransportError as error:
         print(f"bot: cannot reach the server at {args.url}: {error}", file=sys.stderr)
         return 1
-    # end_reason: "score", or how the match ended early ("resigned", "timeout", ...).
-    summary = {k: final[k] for k in ("scores", "winner", "end_reason")}
-    print(json.dumps({"match": match_id, **summary}))
+    print(json.dumps(outcome))
     return 0
 
 

@@ -28,6 +28,7 @@ from scopa.infra.limits import SqlLimits
 from scopa.infra.notify import CHANNEL, LocalEventBus, PostgresEventBus
 from scopa.infra.settings import Settings
 from scopa.infra.stores import SqlStores, sql_stores
+from scopa.service.challenges import ChallengeLimits
 from scopa.service.lifecycle import Lifecycle
 from scopa.service.ports import EventBus
 from scopa.service.services import Services, build_services
@@ -126,6 +127,7 @@ def services_over(stores: SqlStores, bus: EventBus, **options: Any) -> Services:
         kept=stores.reviews,
         players=stores.players,
         standings=stores.standings,
+        challenges=stores.challenges,
         **options,
     )
 
@@ -167,6 +169,9 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
         hint_queue=stores.hints,
         on_change=runner.kick,
         lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
+        challenge_limits=ChallengeLimits(
+            settings.challenges_per_minute, settings.challenges_pending
+        ),
         observer=GameMetrics(),
     )
     turns = stores.ai_turns

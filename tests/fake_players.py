@@ -1,5 +1,6 @@
 """The players' ports in memory, over a ``FakeStore``'s matches: the seats players hold,
-their results and ratings written by the store's commit, as the SQL unit of work does."""
+their results and ratings written by the store's commit, as the SQL unit of work does;
+and the challenges, an accepted one settled by that commit too."""
 
 from __future__ import annotations
 
@@ -7,13 +8,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from scopa.domain.events import MatchFinished
 from scopa.domain.glicko import Rating
 from scopa.domain.match import MatchState
 from scopa.domain.rated import FORMATS, PROVISIONAL, counts, format_of, new_ratings, result_of
 from scopa.service.handles import handle_key
+from scopa.service.limits import QuotaExceeded
 from scopa.service.ports import (
     Answer,
+    Challenge,
+    ChallengeGone,
     Change,
     Counts,
     HandleTaken,
@@ -21,6 +27,8 @@ from scopa.service.ports import (
     Player,
     PlayerBusy,
     PlayerToken,
+    RatedGame,
+    Settlement,
     StoredRating,
     TooManyTokens,
 )
@@ -42,6 +50,7 @@ class FakePlayers:
     seats: dict[tuple[str, int], tuple[str, float, str | None]] = field(default_factory=dict)
     ratings: dict[tuple[str, str], StoredRating] = field(default_factory=dict)
     rated: set[str] = field(default_factory=set)
+    games: dict[tuple[str, str], list[RatedGame]] = field(default_factory=dict)
 
     async def register(
         self,
@@ -139,6 +148,8 @@ class FakePlayers:
             self.ratings[(handle, format)] = StoredRating(
                 format, new.rating, new.deviation, new.volatility, games
             )
+            played = RatedGame(record.id, self.store.clock(), new.rating)
+            self.games.setdefault((handle, format), []).append(played)
 
 
 @dataclass
@@ -173,6 +184,10 @@ class FakeStandings:
         self.book.store.check()
         return [self.book.ratings[(handle, f)] for f in FORMATS if (handle, f) in self.book.ratings]
 
+    async def rating_history(self, handle: str, format: str, limit: int) -> list[RatedGame]:
+        self.book.store.check()
+        return self.book.games.get((handle, format), [])[-limit:]
+
     async def origins(self, handles: Sequence[str]) -> dict[str, str]:
         self.book.store.check()
         return {h: self.book.players[h].origin for h in handles if h in self.book.players}
@@ -195,3 +210,88 @@ class FakeStandings:
             rating, handle = after
             listed = [pr for pr in listed if (-pr[1].rating, pr[0].handle) > (-rating, handle)]
         return listed[:limit]
+
+
+@dataclass
+class FakeChallenges:
+    store: FakeStore
+    kept: dict[str, Challenge] = field(default_factory=dict)
+    news: dict[str, list[bytes]] = field(default_factory=dict)
+
+    def _read(self, challenge: Challenge) -> Challenge:
+        if challenge.status == "pending" and challenge.expires_at <= self.store.clock():
+            return msgspec.structs.replace(challenge, status="expired")
+        return challenge
+
+    def _pending(self) -> list[Challenge]:
+        now = self.store.clock()
+        found = [c for c in self.kept.values() if c.status == "pending" and c.expires_at > now]
+        return sorted(found, key=lambda c: (c.created_at, c.id), reverse=True)
+
+    def tell(self, notices: Sequence[tuple[str, bytes]]) -> None:
+        for handle, body in notices:
+            self.news.setdefault(handle, []).append(body)
+
+    async def add(
+        self,
+        challenge: Challenge,
+        notices: Sequence[tuple[str, bytes]],
+        *,
+        per_minute: int,
+        pending: int,
+    ) -> None:
+        self.store.check()
+        now = self.store.clock()
+        mine = [c for c in self.kept.values() if c.challenger == challenge.challenger]
+        if per_minute and sum(c.created_at > now - 60.0 for c in mine) >= per_minute:
+            raise QuotaExceeded("challenges", per_minute)
+        if (
+            pending
+            and sum(c.challenger == challenge.challenger for c in self._pending()) >= pending
+        ):
+            raise QuotaExceeded("challenges-pending", pending)
+        self.kept[challenge.id] = challenge
+        self.tell(notices)
+
+    async def challenge(self, challenge_id: str) -> Challenge | None:
+        self.store.check()
+        found = self.kept.get(challenge_id)
+        return None if found is None else self._read(found)
+
+    async def open(self, limit: int) -> list[Challenge]:
+        self.store.check()
+        return [c for c in self._pending() if c.opponent is None and c.level is None][:limit]
+
+    async def of(self, handle: str) -> tuple[list[Challenge], list[Challenge]]:
+        self.store.check()
+        pending = self._pending()
+        return (
+            [c for c in pending if c.opponent == handle],
+            [c for c in pending if c.challenger == handle],
+        )
+
+    def check_settle(self, settlement: Settlement) -> None:
+        found = self.kept.get(settlement.challenge_id)
+        if found is None or self._read(found).status != "pending":
+            raise ChallengeGone(settlement.challenge_id)
+
+    def apply(self, settlement: Settlement) -> None:
+        found = self.kept[settlement.challenge_id]
+        self.kept[found.id] = msgspec.structs.replace(
+            found, status=settlement.status, match_id=settlement.match_id
+        )
+        self.tell(settlement.notices)
+
+    async def settle(self, settlement: Settlement) -> None:
+        self.store.check()
+        self.check_settle(settlement)
+        self.apply(settlement)
+
+    async def inbox(self, handle: str, after: int, limit: int) -> list[tuple[int, bytes]]:
+        self.store.check()
+        news = self.news.get(handle, [])
+        return [(i + 1, body) for i, body in enumerate(news)][after : after + limit]
+
+    async def latest(self, handle: str) -> int:
+        self.store.check()
+        return len(self.news.get(handle, []))

@@ -28,10 +28,11 @@ from scopa.service.ports import (
     Idempotency,
     IdempotencyConflict,
     MatchRecord,
+    Settlement,
     StoredAnswer,
     VersionConflict,
 )
-from tests.fake_players import FakePlayers, FakeStandings
+from tests.fake_players import FakeChallenges, FakePlayers, FakeStandings
 
 
 class StoreDown(Exception):
@@ -189,12 +190,13 @@ class FakeUnitOfWork:
     )
     changes: list[tuple[Change, Mapping[int, str]]] = field(default_factory=list)
     answer: Answer | None = None
+    settlements: list[Settlement] = field(default_factory=list)
 
     async def __aenter__(self) -> FakeUnitOfWork:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self.added, self.changes, self.answer = [], [], None
+        self.added, self.changes, self.answer, self.settlements = [], [], None, []
 
     def add(
         self,
@@ -211,6 +213,9 @@ class FakeUnitOfWork:
 
     def keep_answer(self, answer: Answer | None) -> None:
         self.answer = answer
+
+    def settle(self, settlement: Settlement) -> None:
+        self.settlements.append(settlement)
 
     async def commit(self) -> None:
         try:
@@ -246,6 +251,7 @@ class FakeStore:
         self.keys = FakeKeys(self)
         self.players = FakePlayers(self)
         self.standings = FakeStandings(self.players)
+        self.challenges = FakeChallenges(self)
 
     def check(self) -> None:
         if self.down:
@@ -291,6 +297,8 @@ class FakeStore:
             if record.id in self.records:
                 raise VersionConflict(record.id)
         self.keys.check_keep(work.answer)
+        for settlement in work.settlements:
+            self.challenges.check_settle(settlement)
         counted = dict(self.quotas)
         try:
             for record, _, _, quota in work.added:
@@ -315,6 +323,8 @@ class FakeStore:
             for seat, h in token_hashes.items():
                 self.tokens[change.match_id][h] = seat
             self.players.changed(self.records[change.match_id], change, token_hashes)
+        for settlement in work.settlements:
+            self.challenges.apply(settlement)
         self.keys.keep(work.answer)
 
     def pending_ai_turns(self) -> list[str]:
@@ -353,6 +363,7 @@ def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **k
         kept=store.reads,
         players=store.players,
         standings=store.standings,
+        challenges=store.challenges,
         **kwargs,
     )
 

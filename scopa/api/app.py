@@ -20,6 +20,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from scopa.api import __version__
 from scopa.api.clients import Clients
+from scopa.api.controllers.challenges import ChallengeController
 from scopa.api.controllers.events import EventController
 from scopa.api.controllers.health import HealthController
 from scopa.api.controllers.hints import HintController
@@ -253,6 +254,7 @@ def create_app(
             ReviewController,
             HealthController,
             PlayerController,
+            ChallengeController,
             MeController,
             leaderboard,
             Router(

@@ -33,6 +33,8 @@ from scopa.domain.errors import (
 from scopa.service.errors import (
     AiUnavailable,
     Busy,
+    ChallengeNotFound,
+    ChallengeNotPending,
     IdempotencyKeyInFlight,
     IdempotencyKeyReused,
     InvalidCursor,
@@ -40,6 +42,7 @@ from scopa.service.errors import (
     MatchNotFinished,
     MatchNotFound,
     MoveRefused,
+    NotYourChallenge,
     PlayerNotFound,
     SameOrigin,
     StaleVersion,
@@ -92,6 +95,8 @@ CANNOT_ABORT = Kind("cannot-abort", 409, "The match can no longer be aborted")
 HANDLE_TAKEN = Kind("handle-taken", 409, "That handle, or one read as it, is taken")
 TOO_MANY_TOKENS = Kind("too-many-tokens", 409, "The player holds as many tokens as it may")
 PLAYER_BUSY = Kind("player-busy", 409, "The player holds a seat in a match not yet over")
+CHALLENGE_NOT_PENDING = Kind("challenge-not-pending", 409, "The challenge is no longer pending")
+NOT_YOUR_CHALLENGE = Kind("not-your-challenge", 409, "The challenge is another player's")
 SAME_ORIGIN = Kind("same-origin", 409, "A player from the same address holds a seat here")
 STALE_VERSION = Kind("stale-version", 412, "The match has changed since that version")
 ILLEGAL_MOVE = Kind("illegal-move", 422, "That move is not allowed")
@@ -114,6 +119,9 @@ HTTP_ERROR = Kind("http-error", 400, "The request was refused")
 _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (MatchNotFound, NOT_FOUND),
     (PlayerNotFound, NOT_FOUND),
+    (ChallengeNotFound, NOT_FOUND),
+    (ChallengeNotPending, CHALLENGE_NOT_PENDING),
+    (NotYourChallenge, NOT_YOUR_CHALLENGE),
     (TokenNotFound, NOT_FOUND),
     (HandleTaken, HANDLE_TAKEN),
     (TooManyTokens, TOO_MANY_TOKENS),

@@ -67,6 +67,19 @@ BODIES: dict[str, dict[str, Any]] = {
     "createToken": {
         "labelled": {"summary": "A token for another machine", "value": {"label": "laptop"}}
     },
+    "createChallenge": {
+        "aPlayer": {
+            "summary": "A rated match to 11 against a player, a minute a turn",
+            "value": {"opponent": "bea", "rules": {"turn_seconds": 60}, "rated": True},
+        },
+        "anAiLevel": {
+            "summary": "The hard AI, accepted at once",
+            "value": {"level": "hard", "rated": True},
+        },
+        "open": {"summary": "Anyone, for ten minutes", "value": {"expires_in": 600}},
+    },
+    "acceptChallenge": {"empty": {"summary": "Accepting takes no options", "value": {}}},
+    "declineChallenge": {"empty": {"summary": "Declining takes no options", "value": {}}},
 }
 
 _RULES = {

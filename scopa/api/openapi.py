@@ -18,6 +18,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from scopa.api import examples
 from scopa.api.errors import PROBLEM_JSON
 from scopa.api.schemas import (
+    ChallengeRequest,
     CreateMatch,
     JoinRequest,
     MoveRequest,
@@ -77,6 +78,9 @@ _BODIES: dict[str, tuple[type[msgspec.Struct], bool]] = {
     "rematchMatch": (NoOptions, False),
     "registerPlayer": (RegisterPlayer, True),
     "createToken": (NewToken, False),
+    "createChallenge": (ChallengeRequest, True),
+    "acceptChallenge": (NoOptions, False),
+    "declineChallenge": (NoOptions, False),
 }
 # The tags of the unions, described once for every schema they tell apart.
 _TAGS = {
@@ -231,12 +235,29 @@ _REGISTER_LINKS = {
         "parameters": {"handle": "$response.body#/player/handle"},
     },
     "getMe": {"operationId": "getMe", "parameters": {"header.Authorization": _PLAYER_TOKEN}},
+    "getRatingHistory": {
+        "operationId": "getRatingHistory",
+        "parameters": {"handle": "$response.body#/player/handle", "format": "2p-11"},
+    },
     "listMyMatches": {
         "operationId": "listMyMatches",
         "parameters": {"header.Authorization": _PLAYER_TOKEN},
     },
     "createToken": {
         "operationId": "createToken",
+        "parameters": {"header.Authorization": _PLAYER_TOKEN},
+    },
+    "createChallenge": {
+        "operationId": "createChallenge",
+        "parameters": {"header.Authorization": _PLAYER_TOKEN},
+        "requestBody": {"level": "easy"},
+    },
+    "listMyChallenges": {
+        "operationId": "listMyChallenges",
+        "parameters": {"header.Authorization": _PLAYER_TOKEN},
+    },
+    "streamMyChallenges": {
+        "operationId": "streamMyChallenges",
         "parameters": {"header.Authorization": _PLAYER_TOKEN},
     },
     "deleteMe": {"operationId": "deleteMe", "parameters": {"header.Authorization": _PLAYER_TOKEN}},
@@ -248,8 +269,23 @@ _REGISTER_LINKS = {
         },
     },
 }
+# A challenge made, and what its challenger may do with it.
+_CHALLENGE_LINKS = {
+    "getChallenge": {
+        "operationId": "getChallenge",
+        "parameters": {"challenge_id": "$response.body#/id"},
+    },
+    "cancelChallenge": {
+        "operationId": "cancelChallenge",
+        "parameters": {
+            "challenge_id": "$response.body#/id",
+            "header.Authorization": _SAME_TOKEN,
+        },
+    },
+}
 _LINKS = {
     ("registerPlayer", "201"): _REGISTER_LINKS,
+    ("createChallenge", "201"): _CHALLENGE_LINKS,
     ("createMatch", "201"): _CREATE_LINKS,
     ("getHint", "200"): _HINT_LINKS,
     ("playMove", "200"): _MOVE_LINKS,

@@ -7,7 +7,7 @@ card strings by pattern, numbers by range. Answers are the service's own Structs
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
@@ -217,6 +217,35 @@ class RegisterPlayer(Body, frozen=True):
     label: Label | UnsetType = UNSET
 
 
+class ChallengeRequest(Body, frozen=True):
+    opponent: (
+        Annotated[
+            str,
+            Meta(
+                pattern=HANDLE_PATTERN,
+                description="The handle of the player challenged; left out: an open "
+                "challenge, which any player may accept",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    level: (
+        Annotated[
+            Level, Meta(description="Instead of an opponent: an AI level, which accepts at once")
+        ]
+        | UnsetType
+    ) = UNSET
+    rules: Annotated[
+        RulesRequest, Meta(description="Rules options; each one left out takes its default")
+    ] = msgspec.field(default_factory=RulesRequest)
+    rated: Annotated[
+        bool, Meta(description="A rated match (2 players to 11 or 21, no AI hands shown)")
+    ] = False
+    expires_in: Annotated[
+        int, Meta(ge=10, le=86_400, description="Seconds the challenge stays open to accept")
+    ] = 600
+
+
 class NewToken(Body, frozen=True):
     """A new player token's one option: no body, or an object with at most a label."""
 
@@ -291,26 +320,31 @@ def name_of(name: str | UnsetType) -> str | None:
 
 def setup_of(body: CreateMatch) -> Setup:
     """The create request in engine terms; impossible combinations are the domain's call."""
-    rules: dict[str, object] = {
-        "hand_size": body.rules.hand_size,
-        "capture": body.rules.capture,
-        "ace_sweeps": body.rules.ace_sweeps,
-        "king_of_diamonds": body.rules.king_of_diamonds,
-        "diamond_sequence": body.rules.diamond_sequence,
-        "turn_seconds": body.rules.turn_seconds,
-        "on_timeout": body.rules.on_timeout,
-        "reveal_ai_hands": body.rules.reveal_ai_hands,
-    }
-    if body.rules.target is not UNSET:
-        rules["target"] = body.rules.target
     return Setup(
         seats=tuple(_seat(s) for s in body.seats),
-        rules=rules,
+        rules=rules_of(body.rules),
         seed=None if body.seed is UNSET else body.seed,
         decks=tuple(tuple(parse_cards(deck)) for deck in body.decks),
         first_dealer=None if body.first_dealer is UNSET else body.first_dealer,
         rated=body.rated,
     )
+
+
+def rules_of(request: RulesRequest) -> dict[str, Any]:
+    """The rules options as ``make_rules`` takes them."""
+    rules: dict[str, Any] = {
+        "hand_size": request.hand_size,
+        "capture": request.capture,
+        "ace_sweeps": request.ace_sweeps,
+        "king_of_diamonds": request.king_of_diamonds,
+        "diamond_sequence": request.diamond_sequence,
+        "turn_seconds": request.turn_seconds,
+        "on_timeout": request.on_timeout,
+        "reveal_ai_hands": request.reveal_ai_hands,
+    }
+    if request.target is not UNSET:
+        rules["target"] = request.target
+    return rules
 
 
 def _seat(seat: SeatRequest) -> Seat:

@@ -116,3 +116,18 @@ class Leaderboard(msgspec.Struct, frozen=True):
     next_cursor: Annotated[
         str | None, Meta(description="Pass as `cursor` for the next page; null on the last")
     ]
+
+
+class RatingPoint(msgspec.Struct, frozen=True):
+    match: Annotated[str, Meta(description="The id of the rated match")]
+    at: Annotated[Moment, Meta(description="When it finished")]
+    rating: Annotated[float, Meta(description="The player's rating once it was rated")]
+
+
+class RatingHistory(msgspec.Struct, frozen=True):
+    handle: Annotated[str, Meta(description="The player's handle")]
+    format: Annotated[str, Meta(description="The format")]
+    games: Annotated[
+        tuple[RatingPoint, ...],
+        Meta(description="Its last rated matches in the format, oldest first: a chart's points"),
+    ]

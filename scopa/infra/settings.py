@@ -32,6 +32,8 @@ QUOTAS = {
     "reviews_per_minute": "SCOPA_REVIEWS_PER_MINUTE",  # per address
     "registrations_per_minute": "SCOPA_REGISTRATIONS_PER_MINUTE",  # players, per address
     "bad_tokens_per_minute": "SCOPA_BAD_TOKENS_PER_MINUTE",  # player tokens refused, per address
+    "challenges_per_minute": "SCOPA_CHALLENGES_PER_MINUTE",  # per player
+    "challenges_pending": "SCOPA_CHALLENGES_PENDING",  # a player's pending at once
     "connections_per_address": "SCOPA_CONNECTIONS_PER_ADDRESS",  # infra/http_protocol.py
 }
 
@@ -50,6 +52,8 @@ class Settings:
     reviews_per_minute: int = 10
     registrations_per_minute: int = 5
     bad_tokens_per_minute: int = 30
+    challenges_per_minute: int = 10
+    challenges_pending: int = 20
     # Peers whose X-Forwarded-For is believed: addresses or networks (api/clients.py).
     trusted_proxies: tuple[str, ...] = ()
     cors_origins: tuple[str, ...] = ()

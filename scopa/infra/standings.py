@@ -18,7 +18,7 @@ from scopa.infra.match_reads import MATCHES, record_of
 from scopa.infra.players import MATCH_PLAYERS, PLAYERS, player_of
 from scopa.infra.sql_store import SqlDatabase, SqlStore
 from scopa.infra.tables import RatedMatchRow, RatingRow
-from scopa.service.ports import Counts, MatchRecord, Player, StoredRating
+from scopa.service.ports import Counts, MatchRecord, Player, RatedGame, StoredRating
 
 RATINGS: Table = RatingRow.__table__  # type: ignore[assignment]
 RATED: Table = RatedMatchRow.__table__  # type: ignore[assignment]
@@ -71,6 +71,17 @@ class SqlStandings(SqlStore):
         order = case({f: i for i, f in enumerate(FORMATS)}, value=RATINGS.c.format)
         query = select(RATINGS).where(RATINGS.c.handle == handle).order_by(order)
         return [_rating_of(row) for row in await self.db.read(query)]
+
+    @reaching_database
+    async def rating_history(self, handle: str, format: str, limit: int) -> list[RatedGame]:
+        query = (
+            select(MATCH_PLAYERS.c.match_id, MATCH_PLAYERS.c.finished_at, MATCH_PLAYERS.c.rating)
+            .where(MATCH_PLAYERS.c.handle == handle, MATCH_PLAYERS.c.format == format)
+            .order_by(MATCH_PLAYERS.c.finished_at.desc(), MATCH_PLAYERS.c.match_id.desc())
+            .limit(limit)
+        )
+        rows = await self.db.read(query)
+        return [RatedGame(r.match_id, r.finished_at, r.rating) for r in reversed(rows)]
 
     @reaching_database
     async def origins(self, handles: Sequence[str]) -> dict[str, str]:
@@ -136,12 +147,13 @@ async def finished(
 ) -> None:
     """In the finish's transaction: each player's result and, for a rated match that
     counts, the new ratings, once (``rated_matches`` keyed by the match)."""
+    now = db.clock()
     for i, seat in enumerate(state.seats):
         if seat.player is not None:
             await conn.execute(
                 update(MATCH_PLAYERS)
                 .where(MATCH_PLAYERS.c.match_id == match_id, MATCH_PLAYERS.c.seat == i)
-                .values(result=result_of(state, i))
+                .values(result=result_of(state, i), finished_at=now)
             )
     format = format_of(state.players, state.rules.target)
     if format is None or not counts(state):
@@ -179,4 +191,9 @@ async def finished(
         upsert = db.insert(RATINGS).values(handle=handle, format=format, **values)
         await conn.execute(
             upsert.on_conflict_do_update(index_elements=["handle", "format"], set_=values)
+        )
+        await conn.execute(
+            update(MATCH_PLAYERS)
+            .where(MATCH_PLAYERS.c.match_id == match_id, MATCH_PLAYERS.c.handle == handle)
+            .values(format=format, rating=rating.rating)
         )

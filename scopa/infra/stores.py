@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from scopa.infra.ai_turns import SqlAiTurns
 from scopa.infra.answers import CLAIM_TTL, SqlAnswers
+from scopa.infra.challenges import SqlChallenges
 from scopa.infra.hints import SqlHints
 from scopa.infra.match_reads import SqlMatchReads
 from scopa.infra.matches import SqlMatches
@@ -30,6 +31,7 @@ class SqlStores:
     reviews: SqlReviews
     players: SqlPlayers
     standings: SqlStandings
+    challenges: SqlChallenges
 
     async def settle(self) -> None:
         """Wait for the calls given up on to let go of their connections."""
@@ -59,4 +61,5 @@ def sql_stores(
         SqlReviews(db),
         SqlPlayers(db),
         SqlStandings(db),
+        SqlChallenges(db),
     )

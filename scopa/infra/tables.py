@@ -223,6 +223,10 @@ class MatchPlayerRow(Base):
     handle: Mapped[str] = mapped_column(ForeignKey("players.handle"))
     created_at: Mapped[float] = mapped_column(Double)  # the match's
     result: Mapped[str | None] = mapped_column(String(8))
+    finished_at: Mapped[float | None] = mapped_column(Double)
+    # A rated match: its format, and the player's rating in it once the match was rated.
+    format: Mapped[str | None] = mapped_column(String(8))
+    rating: Mapped[float | None] = mapped_column(Double)
 
     __table_args__ = (
         # A player's matches, newest first, and its counts.
@@ -256,3 +260,41 @@ class RatedMatchRow(Base):
 
     match_id: Mapped[str] = mapped_column(ForeignKey("matches.id"), primary_key=True)
     rated_at: Mapped[float] = mapped_column(Double)
+
+
+class ChallengeRow(Base):
+    """A challenge: to a player, to anyone (``opponent`` and ``level`` NULL), or to an AI
+    level. ``status`` pending until accepted (``match_id`` set), declined or withdrawn; a
+    pending one past ``expires_at`` reads as expired."""
+
+    __tablename__ = "challenges"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    challenger: Mapped[str] = mapped_column(ForeignKey("players.handle"))
+    opponent: Mapped[str | None] = mapped_column(ForeignKey("players.handle"))
+    level: Mapped[str | None] = mapped_column(String(16))
+    rules: Mapped[bytes] = mapped_column(LargeBinary)  # domain.rules.Rules, msgpack
+    rated: Mapped[bool]
+    status: Mapped[str] = mapped_column(String(10))
+    created_at: Mapped[float] = mapped_column(Double)
+    expires_at: Mapped[float] = mapped_column(Double)
+    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id"))
+
+    __table_args__ = (
+        # A player's incoming and outgoing ones, and its challenges of the last minute.
+        Index(None, "opponent", "status"),
+        Index(None, "challenger", "created_at"),
+        # The open ones, newest first.
+        Index(None, "status", "created_at"),
+    )
+
+
+class InboxRow(Base):
+    """What a player's challenge stream sends, in order: each a challenge as it stood
+    (its wire JSON), numbered from 1 per player."""
+
+    __tablename__ = "inbox"
+
+    handle: Mapped[str] = mapped_column(ForeignKey("players.handle"), primary_key=True)
+    seq: Mapped[int] = mapped_column(primary_key=True)
+    body: Mapped[bytes] = mapped_column(LargeBinary)

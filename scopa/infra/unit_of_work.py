@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from scopa.domain.events import MatchFinished, StoredEvent
 from scopa.domain.match import MatchState
-from scopa.infra import ai_turns, standings
+from scopa.infra import ai_turns, challenges, standings
 from scopa.infra.answers import keep_answer
 from scopa.infra.codec import encode
 from scopa.infra.db import write_transaction
@@ -30,7 +30,14 @@ from scopa.infra.match_reads import EVENTS, MATCHES, SEATS
 from scopa.infra.notify import notice
 from scopa.infra.sql_store import SqlDatabase, SqlStore
 from scopa.service.limits import Quota, QuotaExceeded
-from scopa.service.ports import Answer, Change, IdempotencyConflict, MatchRecord, VersionConflict
+from scopa.service.ports import (
+    Answer,
+    Change,
+    IdempotencyConflict,
+    MatchRecord,
+    Settlement,
+    VersionConflict,
+)
 
 # A change in one statement, so one transaction: the state at the expected version (on a
 # race the row lock queues the writers and each re-reads the version, so only the first
@@ -112,6 +119,7 @@ class SqlUnitOfWork(SqlStore):
         self._new: list[_New] = []
         self._changes: list[tuple[Change, Mapping[int, str]]] = []
         self._answer: Answer | None = None
+        self._settlements: list[Settlement] = []
 
     async def __aenter__(self) -> Self:
         return self
@@ -120,7 +128,7 @@ class SqlUnitOfWork(SqlStore):
         self._forget()
 
     def _forget(self) -> None:
-        self._new, self._changes, self._answer = [], [], None
+        self._new, self._changes, self._answer, self._settlements = [], [], None, []
 
     def add(
         self,
@@ -138,12 +146,16 @@ class SqlUnitOfWork(SqlStore):
     def keep_answer(self, answer: Answer | None) -> None:
         self._answer = answer
 
+    def settle(self, settlement: Settlement) -> None:
+        self._settlements.append(settlement)
+
     @reaching_database
     async def commit(self) -> None:
         try:
             if (
                 self.db.postgres
                 and not self._new
+                and not self._settlements
                 and len(self._changes) == 1
                 and not _touches_players(*self._changes[0])
             ):
@@ -155,6 +167,8 @@ class SqlUnitOfWork(SqlStore):
                     await self._insert(conn, new, now)
                 for change, token_hashes in self._changes:
                     await self._update(conn, change, token_hashes, now)
+                for settlement in self._settlements:
+                    await challenges.settled(self.db, conn, settlement)
                 if self._answer is not None:
                     await keep_answer(conn, *self._answer, now)
         finally:

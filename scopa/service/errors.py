@@ -68,5 +68,17 @@ class PlayerNotFound(ServiceError):
     """No such player, or a deleted one."""
 
 
+class ChallengeNotFound(ServiceError):
+    pass
+
+
+class ChallengeNotPending(ServiceError):
+    """The challenge was accepted, declined, withdrawn, or has expired."""
+
+
+class NotYourChallenge(ServiceError):
+    """The challenge is another player's to accept, decline or withdraw."""
+
+
 class SameOrigin(ServiceError):
     """Two seats of a rated match would be held by players registered from one address."""

@@ -51,6 +51,10 @@ def new_token_id() -> str:
     return "t_" + secrets.token_urlsafe(9)
 
 
+def new_challenge_id() -> str:
+    return "c_" + secrets.token_urlsafe(9)
+
+
 def token_hash(token: str) -> str:
     """Tokens are stored only as this hash."""
     return hashlib.sha256(token.encode()).hexdigest()

@@ -11,6 +11,8 @@ from scopa.contract.players import (
     IssuedToken,
     Me,
     PlayerView,
+    RatingHistory,
+    RatingPoint,
     RatingView,
     Registered,
     TokenView,
@@ -92,6 +94,19 @@ class Accounts:
         if found is None:
             raise PlayerNotFound("no such player")
         return await self.view(found)
+
+    async def rating_history(self, handle: str, format: str, limit: int) -> RatingHistory:
+        found = await self.players.player(handle) if _plausible(handle) else None
+        if found is None:
+            raise PlayerNotFound("no such player")
+        games = await self.standings.rating_history(found.handle, format, limit)
+        return RatingHistory(
+            found.handle,
+            format,
+            tuple(
+                RatingPoint(g.match_id, rfc3339(g.finished_at), round(g.rating, 1)) for g in games
+            ),
+        )
 
     async def me(self, player: Player) -> Me:
         tokens = await self.players.tokens(player.handle)

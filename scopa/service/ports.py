@@ -15,6 +15,7 @@ from scopa.domain.ai.review import Review
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState
 from scopa.domain.moves import Move
+from scopa.domain.rules import Rules
 from scopa.service.limits import Quota
 
 
@@ -107,6 +108,10 @@ class UnitOfWork(Protocol):
 
     def keep_answer(self, answer: Answer | None) -> None:
         """The idempotent request's answer, kept with the writes (None: there is none)."""
+
+    def settle(self, settlement: Settlement) -> None:
+        """A pending challenge ended by the match added with it; ChallengeGone at commit
+        when it is not pending any more."""
 
     async def commit(self) -> None: ...
 
@@ -283,6 +288,14 @@ class StoredRating(msgspec.Struct, frozen=True):
     games: int
 
 
+class RatedGame(msgspec.Struct, frozen=True):
+    """A rated match of a player: when it finished, and the player's rating after it."""
+
+    match_id: str
+    finished_at: float
+    rating: float
+
+
 class Counts(msgspec.Struct, frozen=True):
     played: int = 0
     won: int = 0
@@ -299,6 +312,71 @@ class TooManyTokens(Exception):
 
 class PlayerBusy(Exception):
     """The player holds a seat in a match waiting or being played."""
+
+
+class Challenge(msgspec.Struct, frozen=True):
+    """A challenge as the store keeps it; ``status`` pending, accepted, declined or
+    cancelled, and expired when read pending past ``expires_at``."""
+
+    id: str
+    challenger: str
+    opponent: str | None  # None: open to anyone (or to ``level``)
+    level: str | None  # an AI level, which accepts at once
+    rules: Rules
+    rated: bool
+    status: str
+    created_at: float
+    expires_at: float
+    match_id: str | None = None
+
+
+class Settlement(msgspec.Struct, frozen=True):
+    """A pending challenge's end: its new status (and match), and what each of the players
+    ``notices`` names is told of it, on its challenge stream (``Challenges.inbox``)."""
+
+    challenge_id: str
+    status: str
+    match_id: str | None = None
+    notices: tuple[tuple[str, bytes], ...] = ()
+
+
+class ChallengeGone(Exception):
+    """The challenge is no longer pending: accepted, declined, withdrawn or expired."""
+
+
+class Challenges(Protocol):
+    """Challenges, and each player's stream of news of them. A challenge accepted is
+    settled by the unit of work that stores its match (``UnitOfWork.settle``)."""
+
+    async def add(
+        self,
+        challenge: Challenge,
+        notices: Sequence[tuple[str, bytes]],
+        *,
+        per_minute: int,
+        pending: int,
+    ) -> None:
+        """Store a new challenge, and tell the players of ``notices``; QuotaExceeded when
+        its challenger made ``per_minute`` in the last minute or holds ``pending``."""
+
+    async def challenge(self, challenge_id: str) -> Challenge | None: ...
+
+    async def open(self, limit: int) -> list[Challenge]:
+        """The open challenges still pending, newest first."""
+
+    async def of(self, handle: str) -> tuple[list[Challenge], list[Challenge]]:
+        """The pending challenges to the player (open ones aside) and from it, newest
+        first."""
+
+    async def settle(self, settlement: Settlement) -> None:
+        """End a pending challenge with no match (declined, withdrawn); ChallengeGone if
+        it is not pending any more."""
+
+    async def inbox(self, handle: str, after: int, limit: int) -> list[tuple[int, bytes]]:
+        """The player's news after ``after``, oldest first, each with its number."""
+
+    async def latest(self, handle: str) -> int:
+        """The number of the player's latest news (0: none)."""
 
 
 class Players(Protocol):
@@ -353,6 +431,9 @@ class Standings(Protocol):
 
     async def ratings(self, handle: str) -> list[StoredRating]:
         """The player's rating in each format it played, in domain.rated.FORMATS order."""
+
+    async def rating_history(self, handle: str, format: str, limit: int) -> list[RatedGame]:
+        """The player's last ``limit`` rated matches in ``format``, oldest first."""
 
     async def origins(self, handles: Sequence[str]) -> dict[str, str]:
         """The origin of each of these players (deleted ones too)."""

@@ -28,6 +28,7 @@ from scopa.service.ports import (
     MatchReads,
     MatchRecord,
     Player,
+    Settlement,
     Standings,
 )
 
@@ -73,12 +74,14 @@ class Seating:
         *,
         quotas: OwnerQuotas | None = None,
         player: Player | None = None,
+        settle: Callable[[str], Settlement] | None = None,
     ) -> Created:
         """A new match, its first human seat ``player``'s if a player creates it;
-        QuotaExceeded when it would take its creator over ``quotas``."""
+        QuotaExceeded when it would take its creator over ``quotas``. ``settle``: the
+        challenge the match accepts, of the new match's id, stored with it."""
 
         async def run(request: Claim | None) -> Created:
-            state, events = self._new_state(setup, player)
+            state, events = self.plan(setup, player)
             match_id = new_match_id()
             tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
             now = self.changes.clock()
@@ -94,6 +97,8 @@ class Seating:
             async with self.changes.matches.unit_of_work() as uow:
                 uow.add(record, events, hashes, quota=quota)
                 uow.keep_answer(answer_of(request, created))
+                if settle is not None:
+                    uow.settle(settle(match_id))
                 await uow.commit()
             for seat, hashed in hashes.items():
                 self.changes.recent.remember(record, hashed, seat)
@@ -103,9 +108,7 @@ class Seating:
 
         return await self.once.run("create", key, fingerprint, Created, run)
 
-    def _new_state(
-        self, setup: Setup, player: Player | None
-    ) -> tuple[MatchState, list[StoredEvent]]:
+    def plan(self, setup: Setup, player: Player | None) -> tuple[MatchState, list[StoredEvent]]:
         """The new match, or InvalidSetup naming every impossible field at once."""
         problems: list[tuple[str, str]] = []
         seats = setup.seats
@@ -125,7 +128,7 @@ class Seating:
             rules = Rules()  # the defaults, so the rest of the setup is checked too
         seeded = setup.seed is not None or bool(setup.decks)
         if setup.rated:
-            problems.extend(_unratable(setup, seats, rules, player))
+            problems.extend(_unratable(setup, seats, rules))
         seed = setup.seed if setup.seed is not None else new_seed()
         try:
             created = new_match(
@@ -291,12 +294,10 @@ def _seat_player(
     return tuple(held if i == mine else s for i, s in enumerate(seats)), []
 
 
-def _unratable(
-    setup: Setup, seats: tuple[Seat, ...], rules: Rules, player: Player | None
-) -> list[tuple[str, str]]:
+def _unratable(setup: Setup, seats: tuple[Seat, ...], rules: Rules) -> list[tuple[str, str]]:
     """Why the match cannot be rated; empty when it can."""
     problems: list[tuple[str, str]] = []
-    if player is None:
+    if not any(s.player is not None for s in seats):
         problems.append(("rated", "a rated match is created with a player token"))
     if setup.seed is not None or setup.decks:
         problems.append(("rated", "a rated match is shuffled by the server: no seed or decks"))

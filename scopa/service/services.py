@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from scopa.domain.ai import LEVELS
 from scopa.service.ai_work import AiWork, ai_levels
 from scopa.service.callers import Callers
+from scopa.service.challenges import ChallengeLimits, Challenging
 from scopa.service.changes import Changes
 from scopa.service.idempotency import Once
 from scopa.service.lifecycle import Lifecycle
@@ -19,6 +20,7 @@ from scopa.service.players import Accounts
 from scopa.service.ports import (
     AiPlayer,
     AiTurns,
+    Challenges,
     EventBus,
     HintQueue,
     IdempotencyKeys,
@@ -52,6 +54,7 @@ class Services:
     lobby: Listings
     accounts: Accounts  # players, their tokens
     tables: Tables  # players' matches, the leaderboard
+    challenging: Challenging  # challenges and their news
 
 
 def build_services(
@@ -64,6 +67,7 @@ def build_services(
     kept: KeptReviews,
     players: Players,
     standings: Standings,
+    challenges: Challenges,
     ai: AiPlayer | None = None,
     review_queue: ReviewQueue | None = None,
     hint_queue: HintQueue | None = None,
@@ -72,6 +76,7 @@ def build_services(
     clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
     lifecycle: Lifecycle | None = None,
+    challenge_limits: ChallengeLimits | None = None,
 ) -> Services:
     """The use cases over the ports. With a ``review_queue`` or a ``hint_queue``, reviews
     and hints are asked of the processes that run AI, not computed here."""
@@ -91,11 +96,12 @@ def build_services(
     )
     once = Once(keys)
     levels = ai_levels(ai, hint_queue)
+    seating = Seating(changes, callers, reads, once, observer, levels, standings)
     reviews = Reviews(matches, kept, reads, turns, ai, review_queue, monotonic)
     return Services(
         callers=callers,
         changes=changes,
-        seating=Seating(changes, callers, reads, once, observer, levels, standings),
+        seating=seating,
         play=Play(changes, once, observer),
         moments=Moments(changes, reads),
         ai_work=AiWork(
@@ -105,4 +111,13 @@ def build_services(
         lobby=Listings(reads),
         accounts=Accounts(players, standings, once, clock, LEVELS),
         tables=Tables(standings),
+        challenging=Challenging(
+            challenges,
+            players,
+            seating,
+            bus,
+            limits=challenge_limits or ChallengeLimits(),
+            clock=clock,
+            monotonic=monotonic,
+        ),
     )

@@ -39,6 +39,7 @@ async def test_head_answers_every_get_route_like_get_without_a_body(
             name="not-found",
             file_path="swagger-ui.css",
             handle="nobody",
+            challenge_id="c_nothing",
         )
         got = await client.get(path, headers=bearer(seat[1]))
         head = await client.head(path, headers=bearer(seat[1]))

@@ -4,10 +4,12 @@ players, their matches, rated matches, the leaderboard, deleting a player."""
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Any
 
 import httpx
 
+from scopa.domain.glicko import Rating, Result, rate
 from tests.api.support import Client, bearer, problem_type
 from tests.support.in_process import InProcess
 
@@ -218,6 +220,14 @@ async def test_a_rated_match_against_the_ai_rates_its_player_once(stored: InProc
     assert [(p["rank"], p["handle"]) for p in board["players"]] == [(1, "rater")]
     established = (await client.get("/v1/leaderboard?format=2p-11")).json()
     assert established["players"] == []
+    history = (await client.get("/v1/players/RATER/ratings?format=2p-11")).json()
+    assert history["handle"] == "rater"
+    assert [(g["match"], g["rating"]) for g in history["games"]] == [
+        (match["id"], rating["rating"])
+    ]
+    other = await client.get("/v1/players/rater/ratings?format=4p-21")
+    assert other.json()["games"] == []
+    assert (await client.get("/v1/players/nobody/ratings?format=2p-11")).status_code == 404
     assert (await client.get("/v1/leaderboard")).status_code == 400
     assert (await client.get("/v1/leaderboard?format=3p-11")).status_code == 400
 
@@ -286,3 +296,32 @@ async def test_a_deleted_player_leaves_its_matches_and_keeps_its_handle(
     assert again.status_code == 409
     seat = (await client.get(f"/v1/matches/{match_id}")).json()["seats"][0]
     assert seat["name"] == "deleted player"
+
+
+async def test_a_rated_four_player_match_rates_each_player_against_the_other_team(
+    stored: InProcess,
+) -> None:
+    home, away = stored.client_at("10.5.0.1"), stored.client_at("10.5.0.2")
+    async with home, away:
+        ada = token_of(await register(home, "ada4"))
+        bea = token_of(await register(away, "bea4"))
+        seats = [
+            {"kind": "human"},
+            {"kind": "open"},
+            {"kind": "ai", "level": "medium"},
+            {"kind": "ai", "level": "hard"},
+        ]
+        created = await create(home, ada, {"seats": seats, "rated": True})
+        match_id = created.json()["match"]["id"]
+        joined = await away.post(f"/v1/matches/{match_id}/seats/1/join", headers=bearer(bea))
+        assert joined.status_code == 200, joined.text
+        await home.post(f"/v1/matches/{match_id}/resign", headers=bearer(ada))
+        pages = [(await home.get(f"/v1/players/{h}")).json() for h in ("ada4", "bea4")]
+    [lost], [won] = (p["ratings"] for p in pages)
+    assert (lost["format"], won["format"]) == ("4p-11", "4p-11")
+    # Each met the other team as one: the mean of its ratings, the RMS of its deviations.
+    new = Rating()
+    ada_rivals = Rating((1500 + 1406) / 2, math.sqrt((350**2 + 50**2) / 2))
+    bea_rivals = Rating((1500 + 1296) / 2, math.sqrt((350**2 + 50**2) / 2))
+    assert lost["rating"] == round(rate(new, [Result(ada_rivals, 0.0)]).rating, 1)
+    assert won["rating"] == round(rate(new, [Result(bea_rivals, 1.0)]).rating, 1)

@@ -19,6 +19,9 @@ LOBBY = "/v1/matches"
 REVIEW = "/v1/matches/{id}/review"
 MY_MATCHES = "/v1/me/matches"
 LEADERBOARD = "/v1/leaderboard"
+OPEN_CHALLENGES = "/v1/challenges"
+MY_CHALLENGES = "/v1/me/challenges/stream"
+HISTORY = "/v1/players/{handle}/ratings"
 # Every integer query parameter of every route, as the API document names them.
 INTEGER_PARAMETERS = [
     (EVENTS, "after"),
@@ -27,9 +30,12 @@ INTEGER_PARAMETERS = [
     (REVIEW, "seat"),
     (MY_MATCHES, "limit"),
     (LEADERBOARD, "limit"),
+    (OPEN_CHALLENGES, "limit"),
+    (MY_CHALLENGES, "after"),
+    (HISTORY, "limit"),
 ]
 # What a route needs besides the parameter under test.
-REQUIRED = {LEADERBOARD: {"format": "2p-11"}}
+REQUIRED = {LEADERBOARD: {"format": "2p-11"}, HISTORY: {"format": "2p-11"}}
 MALFORMED = [
     "1e3",
     "1.0",
@@ -58,7 +64,7 @@ def parse_sse_ids(text: str) -> list[int]:
 
 
 def _route(template: str, match_id: str) -> str:
-    return template.format(id=match_id)
+    return template.format(id=match_id, handle="nobody")
 
 
 def assert_names(answer: Any, name: str) -> None:

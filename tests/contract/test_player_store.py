@@ -218,3 +218,29 @@ async def test_the_leaderboard_is_by_rating_then_handle_after_a_cursor(store: St
 
 def state_id(n: int) -> str:
     return f"m{n}" * (n + 1)
+
+
+async def test_a_players_rating_history_is_its_rated_matches_in_order(
+    store: Stores, clock: Clock
+) -> None:
+    await registered(store, "ada")
+    after = []
+    for n in range(3):
+        state = await seated(store, state_id(n), "ada", None, rated=True)
+        clock.now += 10
+        over, events = resign(state, 1 if n != 1 else 0)
+        await save(store.matches, state_id(n), state.version, over, events)
+        after.append((await store.standings.ratings("ada"))[0].rating)
+    unrated = await seated(store, "u1", "ada", None)
+    over, events = resign(unrated, 1)
+    await save(store.matches, "u1", unrated.version, over, events)
+    history = await store.standings.rating_history("ada", "2p-11", 10)
+    assert [(g.match_id, g.rating) for g in history] == [
+        (state_id(n), pytest.approx(after[n])) for n in range(3)
+    ]
+    assert [g.finished_at for g in history] == [T0 + 10, T0 + 20, T0 + 30]
+    assert [g.match_id for g in await store.standings.rating_history("ada", "2p-11", 2)] == [
+        state_id(1),
+        state_id(2),
+    ]
+    assert await store.standings.rating_history("ada", "2p-21", 10) == []

@@ -54,7 +54,8 @@ def complaint(result: subprocess.CompletedProcess[str], code: int) -> str:
         (["--match", "M", "--seat", "1", "--token", "T"], "--match needs one of --seat"),
         (["--seat", "1"], "--seat goes with --match"),
         (["--token", "T"], "a seat token goes with --match; a player token starts with scp_"),
-        (["--vs-ai", "hard", "--rated"], "--rated goes with --vs-ai and a player token"),
+        (["--vs-ai", "hard", "--rated"], "--rated goes with --vs-ai or --challenge"),
+        (["--accept-challenges"], "--challenge and --accept-challenges need a player token"),
         (["--register", "robo", "--vs-ai", "hard"], "not allowed with argument"),
         (["--vs-ai", "hard", "--match", "M"], "not allowed with argument"),
     ],
@@ -138,3 +139,30 @@ def test_a_bot_registers_and_plays_its_first_rated_match(server: Server) -> None
     won = outcome["winner"] == 0
     assert (rating["rating"] > 1500) == won
     assert player["counts"] == {"played": 1, "won": int(won), "lost": int(not won)}
+
+
+@pytest.mark.slow
+def test_a_bot_takes_the_challenge_of_another_and_both_play_it(server: Server) -> None:
+    """One bot plays its incoming challenges; another challenges it: one match, played to
+    the end by both, rated."""
+    tokens = {}
+    for handle in ("taker", "maker"):
+        registered = bot("--url", server.base_url, "--register", handle)
+        tokens[handle] = json.loads(registered.stdout)["token"]
+    taker = subprocess.Popen(
+        [sys.executable, str(Path("examples") / "bot.py"), "--url", server.base_url,
+         "--token", tokens["taker"], "--accept-challenges", "--games", "1"],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        maker = bot("--url", server.base_url, "--token", tokens["maker"], "--challenge", "taker")
+        assert maker.returncode == 0, maker.stderr
+        took, errors = taker.communicate(timeout=BOT_SECONDS)
+    finally:
+        taker.kill()
+    assert taker.returncode == 0, errors
+    assert json.loads(took) == json.loads(maker.stdout)
+    view = httpx.get(f"{server.base_url}/v1/matches/{json.loads(took)['match']}", timeout=10)
+    assert [s["player"] for s in view.json()["seats"]] == ["maker", "taker"]
+    assert view.json()["status"] == "finished"

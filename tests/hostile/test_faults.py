@@ -217,6 +217,7 @@ async def test_a_failed_request_does_not_wait_to_release_its_key() -> None:
         kept=store.reads,
         players=store.players,
         standings=store.standings,
+        challenges=store.challenges,
     )
     setup = Setup(seats=(Seat("human"), Seat("human")))
     started = time.monotonic()

@@ -105,3 +105,49 @@ async def test_resigning_in_a_loop_to_a_second_account_rates_nothing(
             "/v1/leaderboard", params={"format": "2p-11", "provisional": "true"}
         )
         assert board.json()["players"] == []
+
+
+async def test_a_challenge_flood_is_held_per_player(database_url: str, clock: Clock) -> None:
+    async with (
+        serving(database_url, clock, challenges_per_minute=3) as app,
+        client_of(app, "10.4.0.1") as flooder,
+        client_of(app, "10.4.0.2") as target,
+    ):
+        spam = (await flooder.post("/v1/players", json={"handle": "spam"})).json()["token"]
+        spam = spam["token"]
+        await target.post("/v1/players", json={"handle": "victim"})
+        for _ in range(3):
+            answer = await flooder.post(
+                "/v1/challenges", json={"opponent": "victim"}, headers=bearer(spam)
+            )
+            assert answer.status_code == 201
+        refused(await flooder.post("/v1/challenges", json={}, headers=bearer(spam)))
+        # A second token of the same player does not get round it.
+        second = (await flooder.post("/v1/me/tokens", headers=bearer(spam))).json()["token"]
+        refused(await flooder.post("/v1/challenges", json={}, headers=bearer(second)))
+        incoming = (await target.get("/v1/players/victim")).status_code
+        assert incoming == 200
+
+
+async def test_pending_challenges_are_capped_until_one_ends(
+    database_url: str, clock: Clock
+) -> None:
+    async with (
+        serving(database_url, clock, challenges_pending=2) as app,
+        client_of(app) as client,
+    ):
+        spam = (await client.post("/v1/players", json={"handle": "spam"})).json()["token"]
+        spam = spam["token"]
+        made = [
+            (await client.post("/v1/challenges", json={}, headers=bearer(spam))).json()["id"]
+            for _ in range(2)
+        ]
+        refused(await client.post("/v1/challenges", json={}, headers=bearer(spam)))
+        withdrawn = await client.delete(f"/v1/challenges/{made[0]}", headers=bearer(spam))
+        assert withdrawn.status_code == 204
+        again = await client.post("/v1/challenges", json={}, headers=bearer(spam))
+        assert again.status_code == 201
+        itself = await client.post(
+            "/v1/challenges", json={"opponent": "SPAM"}, headers=bearer(spam)
+        )
+        assert (itself.status_code, problem_type(itself)) == (422, "invalid-setup")

@@ -499,12 +499,42 @@ def _a_player(walker: Walker) -> dict[str, int]:
     statuses = {}
     registered = walker.send("registerPlayer", body={"handle": "walker", "kind": "bot"})
     assert _status(registered) == 201, registered.body
-    for link in ("getMe", "listMyMatches", "createToken", "getPlayer", "revokeToken"):
+    links = ("getMe", "listMyMatches", "createToken", "getPlayer", "listMyChallenges")
+    for link in (*links, "streamMyChallenges"):
         statuses[link] = _status(walker.follow(registered, link))
+    made = walker.follow(registered, "createChallenge")
+    statuses["createChallenge"] = _status(made)
+    statuses["getChallenge"] = _status(walker.follow(made, "getChallenge"))
+    statuses["revokeToken"] = _status(walker.follow(registered, "revokeToken"))
     statuses["getMe after revoking"] = _status(walker.follow(registered, "getMe"))
+    statuses.update(_challenges(walker))
     leaving = walker.send("registerPlayer", body={"handle": "leaver"})
     statuses["deleteMe"] = _status(walker.follow(leaving, "deleteMe"))
     statuses["getPlayer after deleting"] = _status(walker.follow(leaving, "getPlayer"))
+    return statuses
+
+
+def _challenges(walker: Walker) -> dict[str, int]:
+    """Two players: one challenges the other, who declines, then accepts a second; a
+    third challenge is withdrawn through the create's link."""
+    tokens = {}
+    for handle in ("walk-ada", "walk-bea"):
+        answer = walker.send("registerPlayer", body={"handle": handle})
+        tokens[handle] = {"Authorization": f"Bearer {answer.body['token']['token']}"}
+    ada, bea = tokens["walk-ada"], tokens["walk-bea"]
+
+    def offer() -> Step:
+        made = walker.send("createChallenge", headers=ada, body={"opponent": "walk-bea"})
+        assert _status(made) == 201, made.body
+        return made
+
+    statuses = {}
+    first = {"challenge_id": offer().body["id"]}
+    statuses["declineChallenge"] = _status(walker.send("declineChallenge", first, bea))
+    second = {"challenge_id": offer().body["id"]}
+    statuses["acceptChallenge"] = _status(walker.send("acceptChallenge", second, bea))
+    statuses["listChallenges"] = _status(walker.send("listChallenges"))
+    statuses["cancelChallenge"] = _status(walker.follow(offer(), "cancelChallenge"))
     return statuses
 
 
@@ -530,6 +560,14 @@ def test_the_links_of_a_registration_lead_to_the_players_routes(
         "getPlayer": 200,
         "revokeToken": 204,
         "getMe after revoking": 401,
+        "createChallenge": 201,
+        "getChallenge": 200,
+        "listMyChallenges": 200,
+        "streamMyChallenges": 200,
+        "declineChallenge": 200,
+        "acceptChallenge": 200,
+        "listChallenges": 200,
+        "cancelChallenge": 204,
         "deleteMe": 204,
         "getPlayer after deleting": 404,
     }

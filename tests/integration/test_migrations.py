@@ -52,6 +52,8 @@ TABLES = {
     "match_players",
     "ratings",
     "rated_matches",
+    "challenges",
+    "inbox",
     "alembic_version",
 }
 

@@ -65,18 +65,19 @@ class InProcess:
 async def serve(
     url: str | None, *, stream_seconds: float = 0.5, clock: Callable[[], float] = time.time
 ) -> AsyncIterator[InProcess]:
-    """``clock``: the service's, so a test can move a match past its moments."""
+    """``clock``: the service's and the store's, so a test can move a match past its
+    moments, or a challenge past its expiry."""
     engine = make_engine(url) if url is not None else None
     runner = AiRunner(poll_seconds=0.2)
     store: FakeStore | SqlStores
     service: Services
     if engine is not None:
-        store = sql_stores(engine)
+        store = sql_stores(engine, clock=clock)
         service = services_over(
             store, LocalEventBus(), ai=FirstMoveAi(), on_change=runner.kick, clock=clock
         )
     else:
-        store = FakeStore()
+        store = FakeStore(clock=clock)
         service = fake_service(store, ai=FirstMoveAi(), on_change=runner.kick, clock=clock)
     app = create_app(
         Settings(stream_seconds=stream_seconds).without_limits(),

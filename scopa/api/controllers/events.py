@@ -33,6 +33,15 @@ log = logging.getLogger(__name__)
 After = Annotated[
     int, QueryParameter(ge=0, le=MAX_SEQ, description="Only events with a greater seq")
 ]
+LastEventId = Annotated[
+    str | None,
+    HeaderParameter(
+        name="Last-Event-ID",
+        description="Resume after this seq (wins over after)",
+        required=False,
+        schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
+    ),
+]
 # EventSource retries after a dropped stream; 2 s keeps reconnects gentle and prompt.
 RETRY_MS = 2000
 # An EventSource gives up for good on any status but 200 and 204: a stream that cannot
@@ -126,15 +135,7 @@ class EventController(Controller):
         match_id: MatchId,
         after: After = 0,
         token: QueryToken = None,
-        last_id: Annotated[
-            str | None,
-            HeaderParameter(
-                name="Last-Event-ID",
-                description="Resume after this seq (wins over after)",
-                required=False,
-                schema_extra={"pattern": LAST_EVENT_ID_PATTERN},
-            ),
-        ] = None,
+        last_id: LastEventId = None,
     ) -> Stream | Response[bytes]:
         query_integers(request, "after")
         try:

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from litestar import Request, get
 from litestar.params import QueryParameter
 
-from scopa.api.controllers.params import Service
+from scopa.api.controllers.params import Cursor, PageLimit, Service
+from scopa.api.controllers.players import Format
 from scopa.api.openapi import problems
 from scopa.api.parsing import query_integers
 from scopa.contract.players import Leaderboard
-from scopa.service.ids import CURSOR_PATTERN
 
 
 @get(
@@ -26,22 +26,12 @@ from scopa.service.ids import CURSOR_PATTERN
 async def leaderboard(
     request: Request[Any, Any, Any],
     service: Service,
-    format: Annotated[
-        Literal["2p-11", "2p-21", "4p-11", "4p-21"],
-        QueryParameter(description="The format: players, then target"),
-    ],
+    format: Annotated[Format, QueryParameter(description="The format: players, then target")],
     provisional: Annotated[
         bool, QueryParameter(description="List the provisional players instead")
     ] = False,
-    limit: Annotated[int, QueryParameter(ge=1, le=100, description="Players to a page")] = 20,
-    cursor: Annotated[
-        str | None,
-        QueryParameter(
-            description="next_cursor of the previous page",
-            required=False,
-            schema_extra={"pattern": CURSOR_PATTERN},
-        ),
-    ] = None,
+    limit: PageLimit = 20,
+    cursor: Cursor = None,
 ) -> Leaderboard:
     query_integers(request, "limit")
     return await service.tables.leaderboard(format, provisional, limit, cursor)

@@ -13,7 +13,9 @@ from scopa.api.controllers.params import (
     SEAT_TOKEN,
     VIEW_HEADERS,
     Creators,
+    Cursor,
     MatchId,
+    PageLimit,
     SecretIdempotencyKey,
     Service,
     identify,
@@ -34,7 +36,6 @@ from scopa.api.schemas import CreateMatch, setup_of
 from scopa.api.view_answer import ViewAnswer
 from scopa.contract.views import MatchView
 from scopa.service.answers import Created, Lobby
-from scopa.service.ids import CURSOR_PATTERN
 
 AnyRequest = Request[Any, Any, Any]
 
@@ -141,17 +142,8 @@ class MatchController(Controller):
                 "matches being played, newest first"
             ),
         ] = "waiting",
-        limit: Annotated[
-            int, QueryParameter(ge=1, le=100, description="Matches to a page, 1 to 100")
-        ] = 20,
-        cursor: Annotated[
-            str | None,
-            QueryParameter(
-                description="next_cursor of the previous page",
-                required=False,
-                schema_extra={"pattern": CURSOR_PATTERN},
-            ),
-        ] = None,
+        limit: PageLimit = 20,
+        cursor: Cursor = None,
     ) -> Lobby:
         query_integers(request, "limit")
         await service.callers.check_token(bearer(request))

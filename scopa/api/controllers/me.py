@@ -2,18 +2,39 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from litestar import Controller, Request, delete, get, post
+from litestar import Controller, Request, Response, delete, get, post
 from litestar.params import PathParameter, QueryParameter
+from litestar.response import Stream
 
-from scopa.api.controllers.params import Service
+from scopa.api.controllers.events import (
+    COME_BACK,
+    HEARTBEAT,
+    RETRY,
+    After,
+    LastEventId,
+    sse_stream,
+)
+from scopa.api.controllers.params import (
+    Cursor,
+    Outage,
+    PageLimit,
+    QueryToken,
+    Service,
+    Streams,
+    StreamSeconds,
+)
+from scopa.api.head import is_head
 from scopa.api.openapi import problems
-from scopa.api.parsing import bearer, optional_body, query_integers
+from scopa.api.parsing import bearer, last_event_id, optional_body, query_integers
 from scopa.api.schemas import NewToken, name_of
+from scopa.contract.challenges import MyChallenges
 from scopa.contract.players import IssuedToken, Me, MyMatches
-from scopa.service.ids import CURSOR_PATTERN
 
+log = logging.getLogger(__name__)
 AnyRequest = Request[Any, Any, Any]
 PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
 
@@ -93,18 +114,74 @@ class MeController(Controller):
             Literal["waiting", "active", "finished"] | None,
             QueryParameter(description="Only matches of this status; all when left out"),
         ] = None,
-        limit: Annotated[
-            int, QueryParameter(ge=1, le=100, description="Matches to a page, 1 to 100")
-        ] = 20,
-        cursor: Annotated[
-            str | None,
-            QueryParameter(
-                description="next_cursor of the previous page",
-                required=False,
-                schema_extra={"pattern": CURSOR_PATTERN},
-            ),
-        ] = None,
+        limit: PageLimit = 20,
+        cursor: Cursor = None,
     ) -> MyMatches:
         query_integers(request, "limit")
         player = await service.callers.player(bearer(request))
         return await service.tables.matches(player, status, limit, cursor)
+
+    @get(
+        "/challenges",
+        operation_id="listMyChallenges",
+        summary="The pending challenges to the player and from it",
+        description="Open challenges are listed by listChallenges, not here.",
+        responses=problems(400, 401, 503),
+    )
+    async def challenges(self, request: AnyRequest, service: Service) -> MyChallenges:
+        player = await service.callers.player(bearer(request))
+        return await service.challenging.mine(player)
+
+    @get(
+        "/challenges/stream",
+        operation_id="streamMyChallenges",
+        summary="News of the player's challenges as Server-Sent Events (id: its number)",
+        description="A `challenge` event, its data the challenge, each time one is made to "
+        "the player, or one of its challenges (made or received) is accepted, declined or "
+        "withdrawn. Resume with `Last-Event-ID` (an EventSource sends it) or `after`; an "
+        "EventSource passes the token as `?token=`. The stream ends after a while for the "
+        "client to reconnect; streams open at once per address are limited (a stream over "
+        "it is only a `retry:` line).",
+        media_type="text/event-stream",
+        responses=problems(400, 401),
+    )
+    async def challenge_stream(
+        self,
+        request: AnyRequest,
+        service: Service,
+        streams: Streams,
+        stream_seconds: StreamSeconds,
+        outage: Outage,
+        after: After = 0,
+        token: QueryToken = None,
+        last_id: LastEventId = None,
+    ) -> Stream | Response[bytes]:
+        query_integers(request, "after")
+        try:
+            player = await service.callers.player(bearer(request, query=True))
+        except outage:
+            return Response(COME_BACK, media_type="text/event-stream")
+        resume = last_event_id(last_id)
+        start = after if resume is None else resume
+        if is_head():
+            return sse_stream([RETRY])
+
+        async def messages() -> AsyncIterator[bytes]:
+            yield RETRY
+            try:
+                async with streams.open(request.scope, None) as allowed:
+                    if not allowed:
+                        return
+                    async for news in service.challenging.stream(player, start, stream_seconds):
+                        yield (
+                            HEARTBEAT
+                            if news is None
+                            else b"".join(
+                                b"id: %d\r\nevent: challenge\r\ndata: %s\r\n\r\n" % item
+                                for item in news
+                            )
+                        )
+            except Exception:
+                log.warning("challenge stream of %s broke off", player.handle, exc_info=True)
+
+        return sse_stream(messages())

@@ -14,6 +14,7 @@ from scopa.api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_
 from scopa.api.quotas import CreationQuotas, StreamLimits
 from scopa.service.callers import Caller
 from scopa.service.errors import InvalidToken
+from scopa.service.ids import CURSOR_PATTERN
 from scopa.service.services import Services
 
 Service = NamedDependency[Services]
@@ -69,6 +70,16 @@ QueryToken = Annotated[
     ),
 ]
 MatchId = Annotated[str, PathParameter(description="The match's id, as create answered it")]
+# A page of a list, and where the page before it ended.
+PageLimit = Annotated[int, QueryParameter(ge=1, le=100, description="Items to a page, 1 to 100")]
+Cursor = Annotated[
+    str | None,
+    QueryParameter(
+        description="next_cursor of the previous page",
+        required=False,
+        schema_extra={"pattern": CURSOR_PATTERN},
+    ),
+]
 SeatNumber = Annotated[int, PathParameter(description="A seat, 0 to players - 1")]
 # Security requirements: a seat token, or (for spectators) none.
 SEAT_TOKEN: list[dict[str, list[str]]] = [{"seatToken": []}, {}]

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
-from litestar.params import PathParameter
+from litestar.params import PathParameter, QueryParameter
 
 from scopa.api.clients import Clients
 from scopa.api.controllers.params import SecretIdempotencyKey, Service
 from scopa.api.openapi import RATE_LIMIT_HEADERS, problems
-from scopa.api.parsing import decode_body, idempotency_key, json_body
+from scopa.api.parsing import decode_body, idempotency_key, json_body, query_integers
 from scopa.api.ratelimit import REGISTRATIONS
 from scopa.api.schemas import RegisterPlayer, name_of
-from scopa.contract.players import PlayerView, Registered
+from scopa.contract.players import PlayerView, RatingHistory, Registered
 
 Addresses = NamedDependency[Clients]
+Format = Literal["2p-11", "2p-21", "4p-11", "4p-21"]
 Handle = Annotated[str, PathParameter(description="The player's handle, in any case")]
 
 
@@ -76,3 +77,23 @@ class PlayerController(Controller):
     )
     async def read(self, service: Service, handle: Handle) -> PlayerView:
         return await service.accounts.profile(handle)
+
+    @get(
+        "/{handle:str}/ratings",
+        operation_id="getRatingHistory",
+        summary="A player's rating after each of its last rated matches in a format",
+        description="Oldest first, for a chart. Anyone may read it; 404 for no such player.",
+        responses=problems(400, 404, 503),
+    )
+    async def ratings(
+        self,
+        request: Request[Any, Any, Any],
+        service: Service,
+        handle: Handle,
+        format: Annotated[Format, QueryParameter(description="The format: players, then target")],
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=500, description="Matches, the last ones, 1 to 500")
+        ] = 100,
+    ) -> RatingHistory:
+        query_integers(request, "limit")
+        return await service.accounts.rating_history(handle, format, limit)

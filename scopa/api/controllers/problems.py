@@ -14,6 +14,7 @@ from scopa.api.errors import (
     AMBIGUOUS,
     BUSY,
     CANNOT_ABORT,
+    CHALLENGE_NOT_PENDING,
     HANDLE_TAKEN,
     HTTP_ERROR,
     ILLEGAL_MOVE,
@@ -29,6 +30,7 @@ from scopa.api.errors import (
     METRICS_TOKEN,
     NO_SUCH_SEAT,
     NOT_FOUND,
+    NOT_YOUR_CHALLENGE,
     NOT_YOUR_TURN,
     PAYLOAD_TOO_LARGE,
     PLAYER_BUSY,
@@ -126,6 +128,18 @@ ABOUT: dict[Kind, tuple[str, str]] = {
     PLAYER_BUSY: (
         "A player is deleted only once none of its matches is waiting or being played.",
         "Finish, resign or abort those matches (GET /v1/me/matches lists them), then delete.",
+    ),
+    CHALLENGE_NOT_PENDING: (
+        "The challenge was accepted, declined or withdrawn already, or its expires_at has "
+        "passed: it can no longer be accepted, declined or withdrawn. Of two players "
+        "accepting one open challenge at once, one gets the match and the other this.",
+        "Read the challenge (GET /v1/challenges/{id}): an accepted one names its match. "
+        "Make a new challenge to play.",
+    ),
+    NOT_YOUR_CHALLENGE: (
+        "Only the player challenged accepts or declines a challenge (anyone but its "
+        "challenger accepts an open one), and only its challenger withdraws it.",
+        "Send the request with the token of the player the challenge names.",
     ),
     SAME_ORIGIN: (
         "A rated match cannot seat two players registered from one client address: a "

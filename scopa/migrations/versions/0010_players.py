@@ -1,4 +1,4 @@
-"""players, player_tokens, match_players, ratings, rated_matches: players with an identity
+"""players, player_tokens, match_players, ratings, rated_matches, challenges, inbox
 
 Revision ID: 0010
 Revises: 0009
@@ -7,6 +7,8 @@ Create Date: 2026-12-04
 A player registers a handle and holds API tokens (kept as hashes); seats it takes are
 rows of ``match_players``, written with the match or the join; a rated match's finish
 updates ``ratings`` once, ``rated_matches`` keyed by the match making a second try fail.
+A challenge is a row of ``challenges``; what a player's challenge stream sends, the rows
+of ``inbox``, numbered per player.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def upgrade() -> None:
         sa.Column("handle", sa.String(24), nullable=False),
         sa.Column("created_at", sa.Double(), nullable=False),
         sa.Column("result", sa.String(8), nullable=True),
+        sa.Column("finished_at", sa.Double(), nullable=True),
+        sa.Column("format", sa.String(8), nullable=True),
+        sa.Column("rating", sa.Double(), nullable=True),
         sa.ForeignKeyConstraint(
             ["match_id"], ["matches.id"], name=op.f("fk_match_players_match_id_matches")
         ),
@@ -101,9 +106,52 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("match_id", name=op.f("pk_rated_matches")),
     )
+    op.create_table(
+        "challenges",
+        sa.Column("id", sa.String(16), nullable=False),
+        sa.Column("challenger", sa.String(24), nullable=False),
+        sa.Column("opponent", sa.String(24), nullable=True),
+        sa.Column("level", sa.String(16), nullable=True),
+        sa.Column("rules", sa.LargeBinary(), nullable=False),
+        sa.Column("rated", sa.Boolean(), nullable=False),
+        sa.Column("status", sa.String(10), nullable=False),
+        sa.Column("created_at", sa.Double(), nullable=False),
+        sa.Column("expires_at", sa.Double(), nullable=False),
+        sa.Column("match_id", sa.String(), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["challenger"], ["players.handle"], name=op.f("fk_challenges_challenger_players")
+        ),
+        sa.ForeignKeyConstraint(
+            ["opponent"], ["players.handle"], name=op.f("fk_challenges_opponent_players")
+        ),
+        sa.ForeignKeyConstraint(
+            ["match_id"], ["matches.id"], name=op.f("fk_challenges_match_id_matches")
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_challenges")),
+    )
+    op.create_index(
+        op.f("ix_challenges_opponent_status"), "challenges", ["opponent", "status"]
+    )
+    op.create_index(
+        op.f("ix_challenges_challenger_created_at"), "challenges", ["challenger", "created_at"]
+    )
+    op.create_index(op.f("ix_challenges_status_created_at"), "challenges", ["status", "created_at"])
+    op.create_table(
+        "inbox",
+        sa.Column("handle", sa.String(24), nullable=False),
+        sa.Column("seq", sa.Integer(), nullable=False),
+        sa.Column("body", sa.LargeBinary(), nullable=False),
+        sa.ForeignKeyConstraint(["handle"], ["players.handle"], name=op.f("fk_inbox_handle_players")),
+        sa.PrimaryKeyConstraint("handle", "seq", name=op.f("pk_inbox")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("inbox")
+    op.drop_index(op.f("ix_challenges_status_created_at"), table_name="challenges")
+    op.drop_index(op.f("ix_challenges_challenger_created_at"), table_name="challenges")
+    op.drop_index(op.f("ix_challenges_opponent_status"), table_name="challenges")
+    op.drop_table("challenges")
     op.drop_table("rated_matches")
     op.drop_index(op.f("ix_ratings_format_established_rating_handle"), table_name="ratings")
     op.drop_table("ratings")

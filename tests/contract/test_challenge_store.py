@@ -1,0 +1,142 @@
+"""The contract of the challenge stores, kept by the fake as by SQLite and Postgres: every
+test runs on all three. A challenge accepted is settled by the unit of work that adds its
+match: both or neither."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from scopa.domain.match import MatchState, Seat, new_match
+from scopa.domain.rules import Rules, make_rules
+from scopa.infra.db import make_engine
+from scopa.infra.stores import sql_stores
+from scopa.service.limits import QuotaExceeded
+from scopa.service.ports import (
+    Challenge,
+    ChallengeGone,
+    Challenges,
+    MatchRecord,
+    MatchRepository,
+    Player,
+    Players,
+    PlayerToken,
+    Settlement,
+)
+from tests.fakes import FakeStore
+from tests.support.stored import T0, Clock, token_hash
+
+
+@dataclass(frozen=True)
+class Stores:
+    matches: MatchRepository
+    players: Players
+    challenges: Challenges
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(params=["fake", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def store(request: pytest.FixtureRequest, clock: Clock) -> AsyncIterator[Stores]:
+    if request.param == "fake":
+        fake = FakeStore(clock=clock)
+        stores = Stores(fake, fake.players, fake.challenges)
+    else:
+        engine = make_engine(str(request.getfixturevalue(f"{request.param}_url")))
+        sql = sql_stores(engine, clock=clock)
+        stores = Stores(sql.matches, sql.players, sql.challenges)
+    for handle in ("ada", "bea"):
+        await stores.players.register(
+            Player(handle, handle, "bot", T0, handle),
+            handle,
+            PlayerToken(f"t_{handle}", handle, "first", T0),
+            token_hash(handle),
+        )
+    try:
+        yield stores
+    finally:
+        if request.param != "fake":
+            await engine.dispose()
+
+
+def challenge(n: int, opponent: str | None = "bea", at: float = T0) -> Challenge:
+    return Challenge(f"c_{n}", "ada", opponent, None, Rules(), False, "pending", at, at + 600.0)
+
+
+async def made(store: Stores, *challenges: Challenge, per_minute: int = 0) -> None:
+    for c in challenges:
+        news = ((c.opponent, f"made {c.id}".encode()),) if c.opponent else ()
+        await store.challenges.add(c, news, per_minute=per_minute, pending=0)
+
+
+async def test_a_challenge_reads_back_and_lists_for_both_players(store: Stores) -> None:
+    await made(store, challenge(1), challenge(2, None, T0 + 1))
+    assert await store.challenges.challenge("c_1") == challenge(1)
+    assert await store.challenges.challenge("c_9") is None
+    incoming, outgoing = await store.challenges.of("bea")
+    assert ([c.id for c in incoming], outgoing) == (["c_1"], [])
+    incoming, outgoing = await store.challenges.of("ada")
+    assert (incoming, [c.id for c in outgoing]) == ([], ["c_2", "c_1"])
+    assert [c.id for c in await store.challenges.open(10)] == ["c_2"]
+
+
+async def test_news_is_numbered_per_player_from_one(store: Stores) -> None:
+    await made(store, challenge(1), challenge(2))
+    assert await store.challenges.inbox("bea", 0, 10) == [(1, b"made c_1"), (2, b"made c_2")]
+    assert await store.challenges.inbox("bea", 1, 10) == [(2, b"made c_2")]
+    assert await store.challenges.latest("bea") == 2
+    assert await store.challenges.latest("ada") == 0
+
+
+async def test_a_challenger_is_held_to_its_challenges_a_minute(store: Stores, clock: Clock) -> None:
+    await made(store, challenge(1), challenge(2), per_minute=2)
+    with pytest.raises(QuotaExceeded):
+        await made(store, challenge(3), per_minute=2)
+    assert await store.challenges.challenge("c_3") is None
+    clock.now += 61
+    await made(store, challenge(3, at=clock.now), per_minute=2)
+    with pytest.raises(QuotaExceeded):
+        await store.challenges.add(challenge(4, at=clock.now), (), per_minute=0, pending=3)
+
+
+async def test_a_settled_or_expired_challenge_is_gone(store: Stores, clock: Clock) -> None:
+    await made(store, challenge(1), challenge(2))
+    await store.challenges.settle(Settlement("c_1", "declined", None, (("ada", b"no"),)))
+    assert (await store.challenges.challenge("c_1")).status == "declined"  # type: ignore[union-attr]
+    assert await store.challenges.inbox("ada", 0, 10) == [(1, b"no")]
+    with pytest.raises(ChallengeGone):
+        await store.challenges.settle(Settlement("c_1", "cancelled"))
+    clock.now += 600
+    assert (await store.challenges.challenge("c_2")).status == "expired"  # type: ignore[union-attr]
+    with pytest.raises(ChallengeGone):
+        await store.challenges.settle(Settlement("c_2", "cancelled"))
+    assert await store.challenges.of("bea") == ([], [])
+
+
+def dealt() -> MatchState:
+    seats = [Seat("human", name="ada", player="ada"), Seat("human", name="bea", player="bea")]
+    return new_match(make_rules(), seats, 1)[0]
+
+
+async def test_an_accepted_challenge_and_its_match_are_stored_together(store: Stores) -> None:
+    await made(store, challenge(1))
+    state = dealt()
+    async with store.matches.unit_of_work() as uow:
+        uow.add(MatchRecord("m1", state, T0), [], {})
+        uow.settle(Settlement("c_1", "accepted", "m1", (("ada", b"yes"),)))
+        await uow.commit()
+    assert (await store.challenges.challenge("c_1")).match_id == "m1"  # type: ignore[union-attr]
+    assert await store.challenges.inbox("ada", 0, 10) == [(1, b"yes")]
+    # Settling it again undoes the second match with it.
+    async with store.matches.unit_of_work() as uow:
+        uow.add(MatchRecord("m2", state, T0), [], {})
+        uow.settle(Settlement("c_1", "accepted", "m2", (("ada", b"again"),)))
+        with pytest.raises(ChallengeGone):
+            await uow.commit()
+    assert await store.matches.get("m2") is None
+    assert await store.challenges.latest("ada") == 1

@@ -124,4 +124,44 @@ export class Api {
   review(id, seat) {
     return this.request("GET", `${matchPath(id)}/review`, { query: { seat } });
   }
+
+  register(handle, name, kind) {
+    return this.request("POST", "/v1/players", { body: { handle, name: name || undefined, kind }, key: newKey() });
+  }
+
+  me(token) {
+    return this.request("GET", "/v1/me", { token });
+  }
+
+  myMatches(token) {
+    return this.request("GET", "/v1/me/matches", { token, query: { limit: 10 } });
+  }
+
+  ratings(handle, format) {
+    return this.request("GET", `/v1/players/${encodeURIComponent(handle)}/ratings`, { query: { format } });
+  }
+
+  leaderboard(format, provisional) {
+    return this.request("GET", "/v1/leaderboard", { query: { format, provisional, limit: 20 } });
+  }
+
+  challenge(token, body) {
+    return this.request("POST", "/v1/challenges", { token, body });
+  }
+
+  myChallenges(token) {
+    return this.request("GET", "/v1/me/challenges", { token });
+  }
+
+  accept(token, id) {
+    return this.request("POST", `/v1/challenges/${encodeURIComponent(id)}/accept`, { token });
+  }
+
+  decline(token, id) {
+    return this.request("POST", `/v1/challenges/${encodeURIComponent(id)}/decline`, { token });
+  }
+
+  challengeStreamUrl(token) {
+    return `${this.base}/v1/me/challenges/stream?${new URLSearchParams({ token })}`;
+  }
 }

@@ -1,11 +1,13 @@
 // The client's screens, one at a time, chosen by the address: #/ start, #/lobby,
-// #/match/<id> (played with this device's seats, or watched when it holds none).
+// #/players (sign up, ratings, challenges), #/match/<id> (played with this device's
+// seats, or watched when it holds none).
 
 import { Api } from "./api.js";
 import { $, say } from "./dom.js";
 import { loadFeatures, showFeatures } from "./features.js";
 import { MatchScreen, PACES } from "./game.js";
 import { Lobby } from "./lobby.js";
+import { Players } from "./players.js";
 import { setSound, soundOn, unlockSound } from "./sound.js";
 import { setupStart } from "./start.js";
 import { clearCurrentMatch, currentMatch, pref, sessionOf, setCurrentMatch, setPref } from "./storage.js";
@@ -13,6 +15,7 @@ import { clearCurrentMatch, currentMatch, pref, sessionOf, setCurrentMatch, setP
 const api = new Api();
 let screen = null;
 let lobby = null;
+let players = null;
 
 const go = (hash) => {
   if (location.hash === hash) route();
@@ -73,8 +76,13 @@ async function route() {
   const features = await loadFeatures(api);
   screen?.stop();
   screen = null;
+  players?.stop();
   const [, place, id] = location.hash.split("/");
   if (place === "match" && id) return openMatch(decodeURIComponent(id), features);
+  if (place === "players") {
+    showScreen("players-screen");
+    return players.show();
+  }
   if (place === "lobby") {
     showScreen("lobby-screen");
     return lobby.show();
@@ -90,6 +98,7 @@ async function boot() {
   setupTools();
   setupStart(api, features, (matchId) => go(`#/match/${matchId}`));
   lobby = new Lobby(api, features, (matchId) => go(`#/match/${matchId}`));
+  players = new Players(api, features, (matchId) => go(`#/match/${matchId}`));
   $("#resume-button").addEventListener("click", () => go(`#/match/${currentMatch()}`));
   $("#menu-button").addEventListener("click", () => {
     if (screen?.model?.status === "finished") clearCurrentMatch();

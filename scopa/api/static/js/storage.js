@@ -1,9 +1,11 @@
 // What this device remembers (localStorage, this device only): the seat tokens of the
-// matches played here, which one is current, and the player's preferences.
+// matches played here, which one is current, the player signed in (its handle and
+// token), and the player's preferences.
 
 const MATCHES = "scopa.matches";
 const CURRENT = "scopa.current";
 const PREFS = "scopa.prefs";
+const PLAYER = "scopa.player";
 // Tokens of long-finished matches are of no use; the newest ones are kept.
 const KEEP = 30;
 
@@ -46,3 +48,8 @@ export function pref(name, fallback) {
 export function setPref(name, value) {
   write(PREFS, { ...read(PREFS, {}), [name]: value });
 }
+
+/** ``{handle, token}`` of the player signed in on this device, or null (anonymous). */
+export const signedIn = () => read(PLAYER, null);
+export const signIn = (handle, token) => write(PLAYER, { handle, token });
+export const signOut = () => localStorage.removeItem(PLAYER);

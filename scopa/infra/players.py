@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 from typing import Any
 
 from sqlalchemy import Table, and_, delete, exists, func, select, update
@@ -78,12 +79,14 @@ class SqlPlayers(SqlStore):
     @reaching_database
     async def authenticate(self, token_hash: str, now: float) -> Player | None:
         query = (
-            select(*_PLAYER, TOKENS.c.id, TOKENS.c.last_used_at)
+            select(*_PLAYER, TOKENS.c.id, TOKENS.c.token_hash, TOKENS.c.last_used_at)
             .join(TOKENS, TOKENS.c.handle == PLAYERS.c.handle)
             .where(TOKENS.c.token_hash == token_hash, _LIVE)
         )
         row = await self.db.read_one(query)
-        if row is None:
+        # The lookup is by the hash, which says nothing of how near a guess came to a
+        # token; the hash found is still compared in constant time before it is trusted.
+        if row is None or not hmac.compare_digest(row.token_hash, token_hash):
             return None
         if row.last_used_at is None or now - row.last_used_at >= TOUCH_SECONDS:
             await self.db.write(

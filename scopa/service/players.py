@@ -20,7 +20,7 @@ from scopa.contract.players import (
 from scopa.contract.views import rfc3339
 from scopa.domain.rated import PROVISIONAL
 from scopa.service.errors import PlayerNotFound, TokenNotFound
-from scopa.service.handles import handle_key, reserved
+from scopa.service.handles import handle_key, is_handle, reserved
 from scopa.service.idempotency import Claim, Once, answer_of
 from scopa.service.ids import new_player_token, new_token_id, token_hash
 from scopa.service.ports import (
@@ -90,13 +90,13 @@ class Accounts:
         return PlayerToken(new_token_id(), handle, label, now), new_player_token()
 
     async def profile(self, handle: str) -> PlayerView:
-        found = await self.players.player(handle) if _plausible(handle) else None
+        found = await self.players.player(handle) if is_handle(handle) else None
         if found is None:
             raise PlayerNotFound("no such player")
         return await self.view(found)
 
     async def rating_history(self, handle: str, format: str, limit: int) -> RatingHistory:
-        found = await self.players.player(handle) if _plausible(handle) else None
+        found = await self.players.player(handle) if is_handle(handle) else None
         if found is None:
             raise PlayerNotFound("no such player")
         games = await self.standings.rating_history(found.handle, format, limit)
@@ -148,10 +148,6 @@ def player_view(player: Player, ratings: Sequence[StoredRating], counts: Counts)
         ),
         counts=CountsView(counts.played, counts.won, counts.lost),
     )
-
-
-def _plausible(handle: str) -> bool:
-    return 0 < len(handle) <= 24
 
 
 def issued(token: PlayerToken, secret: str) -> IssuedToken:

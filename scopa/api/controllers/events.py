@@ -11,6 +11,7 @@ from litestar import Controller, Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, QueryParameter
 from litestar.response import Stream
+from litestar.types import Scope
 
 from scopa.api.controllers.params import (
     SEAT_TOKEN,
@@ -25,6 +26,7 @@ from scopa.api.controllers.params import (
 from scopa.api.head import is_head
 from scopa.api.openapi import problems
 from scopa.api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, last_event_id, query_integers
+from scopa.api.quotas import StreamLimits
 from scopa.contract.events import EventView
 from scopa.service.feed import MAX_WAIT, EventPage
 
@@ -76,6 +78,33 @@ def sse_message(event: EventView) -> bytes:
 
 def sse_stream(chunks: AsyncIterator[bytes] | list[bytes]) -> Stream:
     return Stream(chunks, media_type="text/event-stream", headers=STREAM_HEADERS)
+
+
+def held_stream(
+    streams: StreamLimits,
+    scope: Scope,
+    match_id: str | None,
+    chunks: AsyncIterator[bytes],
+    what: str,
+) -> Stream:
+    """A stream of ``chunks`` after the ``retry:`` line, held against the "at once" caps
+    from its first message on: one the caps refuse ends after that line, which the answer
+    starts with (an EventSource comes back)."""
+
+    async def messages() -> AsyncIterator[bytes]:
+        yield RETRY
+        try:
+            async with streams.open(scope, match_id) as allowed:
+                if not allowed:
+                    return
+                async for chunk in chunks:
+                    yield chunk
+        except Exception:
+            # The answer has started: no problem details now. Ending the stream sends
+            # the client back with Last-Event-ID, to find the database again or a 503.
+            log.warning("%s broke off", what, exc_info=True)
+
+    return sse_stream(messages())
 
 
 class EventController(Controller):
@@ -151,20 +180,10 @@ class EventController(Controller):
             return Response(b"", status_code=204)
 
         async def messages() -> AsyncIterator[bytes]:
-            yield RETRY
-            try:
-                # Held from the first message on: a stream the caps refuse ends after the
-                # retry: line, which the answer starts with (an EventSource comes back).
-                async with streams.open(request.scope, match_id) as allowed:
-                    if not allowed:
-                        return
-                    async for batch in service.records.stream(
-                        caller, start, stream_seconds, sse_message
-                    ):
-                        yield HEARTBEAT if batch is None else b"".join(batch)
-            except Exception:
-                # The answer has started: no problem details now. Ending the stream sends
-                # the client back with Last-Event-ID, to find the database again or a 503.
-                log.warning("event stream of match %s broke off", match_id, exc_info=True)
+            batches = service.records.stream(caller, start, stream_seconds, sse_message)
+            async for batch in batches:
+                yield HEARTBEAT if batch is None else b"".join(batch)
 
-        return sse_stream(messages())
+        return held_stream(
+            streams, request.scope, match_id, messages(), f"event stream of match {match_id}"
+        )

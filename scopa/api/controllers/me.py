@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -16,6 +15,7 @@ from scopa.api.controllers.events import (
     RETRY,
     After,
     LastEventId,
+    held_stream,
     sse_stream,
 )
 from scopa.api.controllers.params import (
@@ -34,7 +34,6 @@ from scopa.api.schemas import NewToken, name_of
 from scopa.contract.challenges import MyChallenges
 from scopa.contract.players import IssuedToken, Me, MyMatches
 
-log = logging.getLogger(__name__)
 AnyRequest = Request[Any, Any, Any]
 PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
 
@@ -167,21 +166,13 @@ class MeController(Controller):
             return sse_stream([RETRY])
 
         async def messages() -> AsyncIterator[bytes]:
-            yield RETRY
-            try:
-                async with streams.open(request.scope, None) as allowed:
-                    if not allowed:
-                        return
-                    async for news in service.challenging.stream(player, start, stream_seconds):
-                        yield (
-                            HEARTBEAT
-                            if news is None
-                            else b"".join(
-                                b"id: %d\r\nevent: challenge\r\ndata: %s\r\n\r\n" % item
-                                for item in news
-                            )
-                        )
-            except Exception:
-                log.warning("challenge stream of %s broke off", player.handle, exc_info=True)
+            async for news in service.challenging.stream(player, start, stream_seconds):
+                if news is None:
+                    yield HEARTBEAT
+                    continue
+                yield b"".join(
+                    b"id: %d\r\nevent: challenge\r\ndata: %s\r\n\r\n" % item for item in news
+                )
 
-        return sse_stream(messages())
+        what = f"challenge stream of {player.handle}"
+        return held_stream(streams, request.scope, None, messages(), what)

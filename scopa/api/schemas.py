@@ -26,6 +26,7 @@ from scopa.domain.rules import (
     HandSize,
     OnTimeout,
 )
+from scopa.service.challenges import EXPIRES_IN, EXPIRES_MAX, EXPIRES_MIN
 from scopa.service.handles import HANDLE_PATTERN
 from scopa.service.seating import Setup
 
@@ -242,8 +243,13 @@ class ChallengeRequest(Body, frozen=True):
         bool, Meta(description="A rated match (2 players to 11 or 21, no AI hands shown)")
     ] = False
     expires_in: Annotated[
-        int, Meta(ge=10, le=86_400, description="Seconds the challenge stays open to accept")
-    ] = 600
+        int,
+        Meta(
+            ge=EXPIRES_MIN,
+            le=EXPIRES_MAX,
+            description="Seconds the challenge stays open to accept",
+        ),
+    ] = EXPIRES_IN
 
 
 class NewToken(Body, frozen=True):

@@ -36,6 +36,9 @@ export class Players {
     Object.assign(this, { api, features, opened });
     this.error = $("#players-screen .form-error");
     this.stream = null;
+    // The challenges this page sent: the stream replays older news too, and only the
+    // acceptance of one of these opens its match.
+    this.sent = new Set();
     $("#signup-form").addEventListener("submit", (event) => {
       event.preventDefault();
       this.signUp();
@@ -54,7 +57,8 @@ export class Players {
     say(this.error, "");
     const me = signedIn();
     $("#signup-form").hidden = Boolean(me);
-    $("#profile").hidden = !me;
+    // Shown once filled in (profile), not empty before.
+    $("#profile").hidden = true;
     $("#challenges").hidden = !me;
     await Promise.all([me ? this.profile(me) : null, this.leaderboard()]);
     if (me) this.follow(me);
@@ -93,6 +97,7 @@ export class Players {
         : "No rated match yet";
       $("#profile-counts").textContent = `${played} played, ${won} won, ${lost} lost`;
       $("#profile-chart").replaceChildren(history.games.length ? ratingChart(history.games) : h("p", {}, "Play a rated match to start the chart."));
+      $("#profile").hidden = false;
     } catch (error) {
       if (error.status === 401) {
         signOut();
@@ -139,6 +144,7 @@ export class Players {
     try {
       const made = await this.api.challenge(me.token, body);
       if (made.match) return this.play(made.match, 0, me);
+      this.sent.add(made.id);
       say($("#challenge-sent"), made.opponent ? `Challenge sent to ${made.opponent}.` : "Open challenge sent: anyone may accept it.");
     } catch (error) {
       say(this.error, problemText(error));
@@ -159,7 +165,7 @@ export class Players {
     this.stream = new EventSource(this.api.challengeStreamUrl(me.token));
     this.stream.addEventListener("challenge", (event) => {
       const news = JSON.parse(event.data);
-      if (news.status === "accepted" && news.challenger === me.handle) return this.play(news.match, 0, me);
+      if (news.status === "accepted" && this.sent.has(news.id)) return this.play(news.match, 0, me);
       return this.refreshIncoming(me);
     });
   }

@@ -10,8 +10,13 @@ from pathlib import Path
 from tests.api.support import Client
 
 STATIC = Path(__file__).resolve().parents[2] / "scopa" / "api" / "static"
-IMPORT = re.compile(r"""^import .* from "\./([a-z]+\.js)";$""", re.MULTILINE)
-TYPES = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+IMPORT = re.compile(r"""^import .* from "\./([a-z0-9]+\.js)";$""", re.MULTILINE)
+TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
 
 
 async def test_the_start_screen_is_served_at_the_root(client: Client) -> None:
@@ -30,7 +35,15 @@ async def test_every_file_the_client_loads_is_served_with_its_type(client: Clien
     wanted = set(re.findall(r'(?:href|src)="/static/([^"]+)"', page))
     for module in (STATIC / "js").glob("*.js"):
         wanted |= {f"js/{name}" for name in IMPORT.findall(module.read_text())}
-    assert {"js/main.js", "js/api.js", "scopa.css"} <= wanted
+    wanted |= {f"i18n/{path.name}" for path in (STATIC / "i18n").glob("*.json")}
+    assert {
+        "js/main.js",
+        "js/api.js",
+        "js/i18n.js",
+        "scopa.css",
+        "i18n/en.json",
+        "i18n/it.json",
+    } <= wanted
     for name in sorted(wanted):
         answer = await client.get(f"/static/{name}")
         assert answer.status_code == 200, name

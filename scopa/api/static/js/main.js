@@ -8,6 +8,7 @@ import { loadFeatures, showFeatures } from "./features.js";
 import { MatchScreen, PACES } from "./game.js";
 import { Lobby } from "./lobby.js";
 import { Players } from "./players.js";
+import { LANGUAGES, currentLanguage, loadLanguage, setLanguage } from "./i18n.js";
 import { setSound, soundOn, unlockSound } from "./sound.js";
 import { setupStart } from "./start.js";
 import { clearCurrentMatch, currentMatch, pref, sessionOf, setCurrentMatch, setPref } from "./storage.js";
@@ -92,7 +93,16 @@ async function route() {
   return null;
 }
 
+function setupLanguage() {
+  const select = $("#language-select");
+  for (const [code, name] of Object.entries(LANGUAGES)) select.append(new Option(name, code));
+  select.value = currentLanguage();
+  select.addEventListener("change", () => setLanguage(select.value));
+}
+
 async function boot() {
+  await loadLanguage();
+  setupLanguage();
   const features = await loadFeatures(api);
   showFeatures(features);
   setupTools();

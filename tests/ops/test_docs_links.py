@@ -149,3 +149,13 @@ def test_the_checker_finds_each_kind_of_bad_link(tmp_path: Path) -> None:
 def test_anchors_follow_githubs_headings() -> None:
     text = "# Compatibility of `/v1`\n## Events: `card_played`\n## Events: `card_played`\n"
     assert anchors(text) == {"compatibility-of-v1", "events-card_played", "events-card_played-1"}
+
+
+# The project's work items ("issue 14", "task 3", "#27") mean nothing to a user.
+_WORK_ITEM = re.compile(r"\b(?:issue|task|ticket)s?\s+#?\d+|(?<![\w&/])#\d+\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("page", [*PAGES, ROOT / "CHANGELOG.md"], ids=lambda p: p.name)
+def test_user_docs_name_no_work_items(page: Path) -> None:
+    named = [line for line in page.read_text().splitlines() if _WORK_ITEM.search(line)]
+    assert named == []

@@ -21,7 +21,7 @@ from scopa.domain.rng import SplitMix64
 # The one list of levels: the API's enum, the workers and the tournament read it here.
 Level = Literal["easy", "medium", "hard", "expert"]
 LEVELS: tuple[Level, ...] = get_args(Level)
-# The levels as they were before issue 14, kept frozen as tournament opponents only.
+# The levels as they were before 0.4.0, kept frozen as tournament opponents only.
 FROZEN = ("hard-v1", "expert-v1")
 OPPONENTS: tuple[str, ...] = (*LEVELS, *FROZEN)
 # The share of a time budget the expert spends sampling: the rest absorbs the work before

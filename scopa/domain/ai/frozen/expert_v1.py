@@ -1,4 +1,4 @@
-"""The expert as it was before issue 14, frozen as the tournament opponent ``expert-v1``
+"""The expert as it was before 0.4.0, frozen as the tournament opponent ``expert-v1``
 (``tests/ai/test_ai_frozen.py`` pins its decisions): determinized Monte Carlo over the
 cards this seat has not seen.
 

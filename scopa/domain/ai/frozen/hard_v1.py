@@ -1,4 +1,4 @@
-"""Hard as it was before issue 14, frozen as the tournament opponent ``hard-v1``: the
+"""Hard as it was before 0.4.0, frozen as the tournament opponent ``hard-v1``: the
 medium weighing, minus what the next player can answer with.
 
 The next player is always a rival (in 2v2 the partner sits two seats on). Its hand is

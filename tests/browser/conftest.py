@@ -11,6 +11,7 @@ skipping them.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -77,20 +78,37 @@ def features(server: Server) -> dict[str, bool]:
 @pytest.fixture
 def open_page(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]]:
     """Call it for a client page: ``open_page()``, ``open_page(phone=True)``,
-    ``open_page(on=other_server)``; ``init_script`` runs before the page's own."""
+    ``open_page(on=other_server)``; ``init_script`` runs before the page's own;
+    ``viewport`` ({"width", "height"}) overrides the size, ``locale`` the browser's
+    language, and ``prefs`` are the device's first preferences (``{"deck": "french"}``)."""
     contexts: list[Any] = []
     clients: list[WebClient] = []
 
     def make(
-        *, phone: bool = False, on: Server | None = None, init_script: str | None = None
+        *,
+        phone: bool = False,
+        on: Server | None = None,
+        init_script: str | None = None,
+        viewport: dict[str, int] | None = None,
+        locale: str = "en-US",
+        prefs: dict[str, str] | None = None,
     ) -> WebClient:
         target = on or server
         context = browser.new_context(
-            viewport=PHONE if phone else DESKTOP,
+            viewport=viewport or (PHONE if phone else DESKTOP),
             base_url=target.base_url,
             has_touch=phone,
             is_mobile=phone,
+            locale=locale,
         )
+        if prefs:
+            # Only where the page has not chosen yet: a choice made in the page survives reloads.
+            context.add_init_script(
+                "(prefs => { const key = 'scopa.prefs';"
+                " const mine = JSON.parse(localStorage.getItem(key) || '{}');"
+                " localStorage.setItem(key, JSON.stringify({...prefs, ...mine})); })"
+                f"({json.dumps(prefs)})"
+            )
         if init_script:
             context.add_init_script(init_script)
         contexts.append(context)

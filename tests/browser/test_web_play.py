@@ -89,7 +89,8 @@ def test_a_whole_match_against_easy_ai_by_clicking_only(
 def test_the_alerts_chime_unless_muted_and_the_choice_is_kept(
     open_page: Callable[..., WebClient],
 ) -> None:
-    client = open_page(init_script=COUNT_CHIMES)
+    # The French deck writes the settebello 7♦ (the Italian one, "7 coins").
+    client = open_page(init_script=COUNT_CHIMES, prefs={"deck": "french"})
     page = client.page
     # Seat 0 plays first; its 7D can only take the 7C: the settebello is taken.
     deck = deck_dealing(["7D", "KC", "QC"], ["2S", "3S", "5S"], ["7C", "2C", "4H", "6S"])
@@ -118,7 +119,8 @@ def test_the_alerts_chime_unless_muted_and_the_choice_is_kept(
 
 
 def test_a_capture_with_a_choice_made_by_keyboard(open_page: Callable[..., WebClient]) -> None:
-    client = open_page()
+    # The French deck, whose cards the buttons write as A♣ 2♣ 4♥.
+    client = open_page(prefs={"deck": "french"})
     # Seat 0 holds KC 7D QC; the 7D can take AC+6S or AC+2C+4H.
     deck = deck_dealing(["KC", "7D", "QC"], ["2S", "3S", "5S"], ["AC", "2C", "4H", "6S"])
     match_id, tokens = create_over_api(

@@ -154,7 +154,8 @@ def test_the_record_of_a_finished_match(
     open_page: Callable[..., WebClient], features: dict[str, bool]
 ) -> None:
     require(features, "record")
-    client = open_page()
+    # The French deck, whose cards the record writes as shown() does.
+    client = open_page(prefs={"deck": "french"})
     match_id = finished_match(client)
     client.page.click("#deal-box [data-action=record]")
     box = client.page.locator("#record-box[open]")

@@ -1,33 +1,35 @@
-// Card names and symbols for the wire notation ("7D": rank then suit). No rules here:
-// what a card may take is the server's answer (legal_moves).
+// Card names and short forms for the wire notation ("7D": rank then suit), in the
+// chosen language and deck. No rules here: what a card may take is the server's answer
+// (legal_moves); the primiera values below only mark the cards that weigh most in it.
+
+import { indexOf } from "./deck.js";
+import { t } from "./i18n.js";
+import { deckChoice } from "./settings.js";
 
 export const SETTEBELLO = "7D";
+// The cards worth most in the primiera (rules.md): 7 = 21, 6 = 18, ace = 16.
+export const PRIMIERA = { 7: 21, 6: 18, A: 16 };
 
-const SUITS = {
-  C: { symbol: "♣", name: "clubs" },
-  D: { symbol: "♦", name: "diamonds" },
-  H: { symbol: "♥", name: "hearts" },
-  S: { symbol: "♠", name: "spades" },
-};
-const RANKS = {
-  A: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-  J: "jack", Q: "queen", K: "king",
-};
+const FRENCH_SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 
 export const rankOf = (card) => card.slice(0, -1);
 export const suitOf = (card) => card.slice(-1);
 export const isDiamond = (card) => suitOf(card) === "D";
 export const isRed = (card) => suitOf(card) === "D" || suitOf(card) === "H";
+export const primieraValue = (card) => PRIMIERA[rankOf(card)] ?? null;
 
-/** "7♦" */
-export const cardText = (card) => `${rankOf(card)}${SUITS[suitOf(card)].symbol}`;
-
-/** "seven of diamonds (bonus suit)", for screen readers and tooltips. */
-export function cardName(card) {
-  const name = `${RANKS[rankOf(card)]} of ${SUITS[suitOf(card)].name}`;
-  return isDiamond(card) ? `${name} (bonus suit)` : name;
+/** "7♦" with the French deck, "7 coins" / "7 denari" with the Italian one. */
+export function cardText(card, deck = deckChoice()) {
+  if (deck === "french") return `${rankOf(card)}${FRENCH_SYMBOLS[suitOf(card)]}`;
+  return t("card.short", { index: indexOf(card, deck), suit: t(`card.suit.short.${suitOf(card)}`) });
 }
 
-export const suitSymbol = (card) => SUITS[suitOf(card)].symbol;
+/** "seven of coins" / "sette di denari", for screen readers and tooltips. */
+export function cardName(card, deck = deckChoice()) {
+  const name = t("card.name", { rank: t(`card.rank.${deck}.${rankOf(card)}`), suit: t(`card.suit.${deck}.${suitOf(card)}`) });
+  return card === SETTEBELLO ? t("card.name.settebello", { name }) : name;
+}
 
-export const cardsText = (cards) => cards.map(cardText).join(" ");
+export function cardsText(cards, deck = deckChoice()) {
+  return cards.map((c) => cardText(c, deck)).join(deck === "french" ? " " : ", ");
+}

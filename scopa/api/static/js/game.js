@@ -6,11 +6,13 @@ import { cardText, cardsText } from "./cards.js";
 import { $, h, say, sleep } from "./dom.js";
 import { EventFeed } from "./feed.js";
 import { Picker } from "./input.js";
+import { onLanguage, t, tn } from "./i18n.js";
 import { applyEvent, fromView, newlyReached, seatLabel, teamLabel } from "./model.js";
 import { dealScoreTable, moveText, outcome, recordList, renderTally, reviewList } from "./panels.js";
 import { renderBoard } from "./render.js";
+import { applyMotion, motionReduced, setupSettings } from "./settings.js";
 import { chime } from "./sound.js";
-import { pref, rememberSeats } from "./storage.js";
+import { pref, rememberSeats, signedIn } from "./storage.js";
 
 // Milliseconds: another seat's card in view before it lands, one's own, the pause
 // after a play, and after a deal or a new packet.
@@ -20,13 +22,25 @@ export const PACES = {
   fast: { play: 150, own: 60, after: 40, deal: 100 },
 };
 const RETRY_MS = 2000;
-// Seed 004's threshold alerts: the point is certain once the line is passed.
-const REACHED = {
-  cards: "21 cards, the point for cards is won",
-  diamonds: "6 diamonds, the point for diamonds is won",
-  settebello: "the settebello (7♦) is taken",
-};
 const REMATCH_WAIT_SECONDS = 25;
+// A dealt card's arrival, and the delay between two cards of one deal (as in scopa.css).
+const ARRIVAL_MS = 320;
+const ARRIVAL_STEP_MS = 70;
+// The longest a capture takes to fly to its pile, when motion is on.
+const CAPTURE_MS = 450;
+// A rated player's rating before its first rated match (docs/api.md, Players).
+const FIRST_RATING = 1500;
+
+// The screen on show, redrawn when the language or a setting changes.
+let active = null;
+let settingsReady = false;
+
+function setupOnce() {
+  if (settingsReady) return;
+  settingsReady = true;
+  setupSettings($("#settings-box"), $("#settings-button"), () => active?.render());
+  onLanguage(() => active?.render());
+}
 
 export class MatchScreen {
   constructor({ api, features, matchId, session, open, leave }) {
@@ -51,6 +65,10 @@ export class MatchScreen {
       if (this.picker.key(event, this.board)) event.preventDefault();
     };
     this.clockTimer = null;
+    // The cards on show at the last drawing: any other card arrives with the deal's motion.
+    this.seen = new Set();
+    this.arriving = new Map();
+    setupOnce();
   }
 
   tokenOf(seat) {
@@ -71,6 +89,8 @@ export class MatchScreen {
   }
 
   async start() {
+    active = this;
+    applyMotion();
     document.addEventListener("keydown", this.onKey);
     $("#move-log").replaceChildren();
     const { view, seq } = await this.snapshot();
@@ -88,6 +108,7 @@ export class MatchScreen {
 
   stop() {
     this.stopped = true;
+    if (active === this) active = null;
     this.feed?.stop();
     clearInterval(this.clockTimer);
     document.removeEventListener("keydown", this.onKey);
@@ -146,7 +167,7 @@ export class MatchScreen {
       this.settled = true;
       await this.afterSettle();
     } catch (error) {
-      this.tell(`${error.message}: trying again`);
+      this.tell(t("table.retrying", { error: error.message }));
       await this.nextWake(RETRY_MS);
     }
   }
@@ -177,9 +198,9 @@ export class MatchScreen {
 
   coverFor(seat) {
     const who = seatLabel(this.model, seat, this.localSeats);
-    say($("#cover-text"), `${who}'s turn. Pass the device to ${who}: the cards stay hidden until then.`);
+    say($("#cover-text"), t("table.cover.text", { who }));
     const button = $("#cover-button");
-    button.textContent = `Show ${who}'s cards`;
+    button.textContent = t("table.cover.button", { who });
     button.onclick = () => {
       $("#cover").hidden = true;
       this.shownFor = seat;
@@ -206,6 +227,7 @@ export class MatchScreen {
       this.pending = event;
       this.render();
       await sleep(own ? pace.own : pace.play);
+      if (event.capture.length) await this.flyToPile(event, Math.min(CAPTURE_MS, pace.play));
       this.pending = null;
       this.advance(event);
       this.log(event, moveText(seatLabel(this.model, event.seat, this.localSeats), event), "play");
@@ -215,18 +237,18 @@ export class MatchScreen {
     this.advance(event);
     switch (event.type) {
       case "redeal":
-        this.tell(`Three or more kings on the table (${cardsText(event.table)}): the cards are dealt again`);
+        this.tell(t("table.redeal", { cards: cardsText(event.table) }));
         await sleep(pace.deal * 2);
         break;
       case "deal_started":
-        this.log(event, `Deal ${event.deal}`, "deal");
+        this.log(event, t("score.deal", { deal: event.deal }), "deal");
         await sleep(pace.deal);
         break;
       case "cards_dealt":
         await sleep(pace.deal);
         break;
       case "leftovers_taken":
-        if (event.cards.length) this.log(event, `Left on the table: ${cardsText(event.cards)}`, "leftovers");
+        if (event.cards.length) this.log(event, t("table.log.leftovers", { cards: cardsText(event.cards) }), "leftovers");
         await sleep(pace.deal);
         break;
       case "deal_scored":
@@ -240,6 +262,45 @@ export class MatchScreen {
     }
   }
 
+  /** The played card and the cards it takes fly to the side's pile (unless motion is reduced). */
+  async flyToPile(event, ms) {
+    if (motionReduced() || ms <= 0) return;
+    const team = this.model.seats[event.seat].team;
+    const pile = this.board.querySelector(`.pile[data-team="${team}"] .pile-stack`);
+    if (!pile) return;
+    const to = pile.getBoundingClientRect();
+    const flights = [...this.board.querySelectorAll(".table-cards .card.taken, .table-cards .card.incoming")].map((el) => {
+      const from = el.getBoundingClientRect();
+      const dx = to.left + to.width / 2 - (from.left + from.width / 2);
+      const dy = to.top + to.height / 2 - (from.top + from.height / 2);
+      return el.animate(
+        [{ transform: "none", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(0.4)`, opacity: 0.3 }],
+        { duration: ms, easing: "ease-in", fill: "forwards" },
+      ).finished;
+    });
+    // A page in the background may hold its animations back: never wait much longer.
+    await Promise.race([Promise.allSettled(flights), sleep(ms + 100)]);
+  }
+
+  /** For a signed-in player's rated match: the rating before and after it. */
+  async showRatingChange(el) {
+    const me = signedIn();
+    const m = this.model;
+    const seat = this.localSeats.length === 1 ? m.seats[this.localSeats[0]] : null;
+    if (!me || !m.rated || !seat?.player || seat.player.toLowerCase() !== me.handle.toLowerCase()) return;
+    try {
+      const { games } = await this.api.ratings(seat.player, `${m.seats.length}p-${m.rules.target}`);
+      const i = games.findIndex((g) => g.match === this.id);
+      if (i < 0) return;
+      const before = i > 0 ? games[i - 1].rating : FIRST_RATING;
+      const after = games[i].rating;
+      const change = Math.round(after - before);
+      say(el, t("end.rating", { before: Math.round(before), after: Math.round(after), change: change >= 0 ? `+${change}` : `−${-change}` }));
+    } catch (error) {
+      say(el, t("end.rating.unknown", { error: error.message }));
+    }
+  }
+
   /** One event onto the shown model; a threshold reached flashes, is told and chimes. */
   advance(event) {
     const before = this.model;
@@ -247,7 +308,7 @@ export class MatchScreen {
     this.reached = newlyReached(before, this.model);
     if (this.reached.length) {
       const team = (t) => teamLabel(this.model, t, this.localSeats);
-      this.tell(this.reached.map(({ team: t, what }) => `${team(t)}: ${REACHED[what]}`).join(". "));
+      this.tell(this.reached.map(({ team: tm, what }) => t(`table.reached.${what}`, { team: team(tm) })).join(". "));
       chime();
     }
     this.render();
@@ -292,8 +353,9 @@ export class MatchScreen {
   async askHint() {
     try {
       this.hint = await this.api.hint(this.id, this.tokenOf(this.model.turn));
-      const takes = this.hint.capture.length ? ` taking ${cardsText(this.hint.capture)}` : " to the table";
-      this.tell(`Hint: ${cardText(this.hint.card)}${takes}${this.hint.sweep ? ", a sweep" : ""} (${this.hint.reason})`);
+      const { card, capture, sweep, reason } = this.hint;
+      const key = capture.length ? (sweep ? "table.hint.sweep" : "table.hint.take") : "table.hint.place";
+      this.tell(t(key, { card: cardText(card), cards: cardsText(capture), reason }));
       this.render();
     } catch (error) {
       this.tell(error.message);
@@ -353,7 +415,7 @@ export class MatchScreen {
       }
     }
     if (!this.stopped) {
-      this.tell("Your opponent offers a rematch");
+      this.tell(t("end.rematch.offered"));
       this.render();
     }
   }
@@ -365,7 +427,7 @@ export class MatchScreen {
       const body = kind === "record"
         ? recordList(this.model, await this.api.record(this.id), this.localSeats)
         : reviewList(this.model, await this.api.review(this.id, seat), this.localSeats);
-      $("#record-box-title").textContent = kind === "record" ? "Every hand of the match" : "What the expert would have played";
+      $("#record-box-title").textContent = t(kind === "record" ? "end.record.title" : "end.review.title");
       $("#record-box-body").replaceChildren(body);
       box.querySelector("[data-close]").onclick = () => box.close();
       box.showModal();
@@ -376,9 +438,10 @@ export class MatchScreen {
 
   dealBox(event) {
     const box = $("#deal-box");
-    $("#deal-box-title").textContent = `Deal ${event.deal} scored`;
+    $("#deal-box-title").textContent = t("deal.title", { deal: event.deal });
+    box.classList.remove("match-end");
     $("#deal-box-body").replaceChildren(dealScoreTable(this.model, event, this.localSeats));
-    const next = h("button", { type: "button", class: "primary", onclick: () => box.close() }, "Continue");
+    const next = h("button", { type: "button", class: "primary", onclick: () => box.close() }, t("deal.continue"));
     $("#deal-box-buttons").replaceChildren(next);
     return new Promise((resolve) => {
       box.addEventListener("close", resolve, { once: true });
@@ -394,12 +457,15 @@ export class MatchScreen {
     $("#deal-box-title").textContent = title;
     const last = this.model.deal_scores.at(-1);
     const parts = [
-      h("p", { class: "final-score" }, `Final score ${scores}`),
-      reason ? h("p", { class: "end-reason" }, `The match ended because ${reason}.`) : null,
+      h("p", { class: "final-score" }, t("end.final", { scores })),
+      reason ? h("p", { class: "end-reason" }, t("end.reason", { reason })) : null,
+      h("p", { class: "rating-change", hidden: true, "aria-live": "polite" }),
       last ? dealScoreTable(this.model, last, this.localSeats) : null,
     ];
+    $("#deal-box").classList.add("match-end");
     $("#deal-box-body").replaceChildren(...parts.filter(Boolean));
-    $("#deal-box-buttons").replaceChildren(...this.endButtons(() => box.close()), h("button", { type: "button", onclick: () => box.close() }, "Look at the table"));
+    $("#deal-box-buttons").replaceChildren(...this.endButtons(() => box.close()), h("button", { type: "button", onclick: () => box.close() }, t("end.look")));
+    this.showRatingChange(box.querySelector(".rating-change"));
     box.showModal();
     box.querySelector("button")?.focus();
   }
@@ -412,11 +478,11 @@ export class MatchScreen {
     const m = this.model;
     const buttons = [];
     if (this.features.rematch && this.localSeats.length && m.status === "finished" && m.deal > 0) {
-      buttons.push(h("button", { type: "button", class: "primary", dataset: { action: "rematch" }, onclick: act(() => this.rematch()) }, m.rematch ? "Accept the rematch" : "Play again"));
+      buttons.push(h("button", { type: "button", class: "primary prominent", dataset: { action: "rematch" }, onclick: act(() => this.rematch()) }, t(m.rematch ? "end.rematch.accept" : "end.rematch")));
     }
-    if (this.features.record && m.deal > 0) buttons.push(h("button", { type: "button", dataset: { action: "record" }, onclick: act(() => this.showRecord("record")) }, "Record"));
-    if (this.features.review && m.deal > 0) buttons.push(h("button", { type: "button", dataset: { action: "review" }, onclick: act(() => this.showRecord("review")) }, "Review"));
-    buttons.push(h("button", { type: "button", dataset: { action: "new" }, onclick: act(() => this.leave(true)) }, "New match"));
+    if (this.features.record && m.deal > 0) buttons.push(h("button", { type: "button", dataset: { action: "record" }, onclick: act(() => this.showRecord("record")) }, t("end.record")));
+    if (this.features.review && m.deal > 0) buttons.push(h("button", { type: "button", dataset: { action: "review" }, onclick: act(() => this.showRecord("review")) }, t("end.review")));
+    buttons.push(h("button", { type: "button", dataset: { action: "new" }, onclick: act(() => this.leave(true)) }, t("end.new")));
     return buttons;
   }
 
@@ -434,9 +500,9 @@ export class MatchScreen {
     const button = (action, label, onclick, extra = {}) => h("button", { type: "button", dataset: { action }, onclick, ...extra }, label);
     if (m.status === "finished") return this.endButtons();
     const out = [];
-    if (this.canPlay) out.push(button("hint", "Hint", () => this.askHint()));
+    if (this.canPlay) out.push(button("hint", t("table.action.hint"), () => this.askHint()));
     if (m.rules.reveal_ai_hands) {
-      out.push(button("reveal", this.reveal ? "Hide the computer's cards" : "Reveal the computer's cards", () => {
+      out.push(button("reveal", t(this.reveal ? "table.action.hide" : "table.action.reveal"), () => {
         this.reveal = !this.reveal;
         this.render();
       }, { "aria-pressed": String(this.reveal) }));
@@ -444,10 +510,10 @@ export class MatchScreen {
     const holder = this.localSeats.length > 0;
     const ask = (action, label, sure) =>
       this.confirming === action
-        ? [button(action, sure, () => this.end(action), { class: "danger" }), button("cancel", "Cancel", () => { this.confirming = null; this.render(); })]
+        ? [button(action, sure, () => this.end(action), { class: "danger" }), button("cancel", t("table.action.cancel"), () => { this.confirming = null; this.render(); })]
         : [button(action, label, () => this.end(action))];
-    if (holder && this.features.abort && this.abortable()) out.push(...ask("abort", "Abort", "Yes, abort the match"));
-    if (holder && this.features.resign && m.status === "active") out.push(...ask("resign", "Resign", "Yes, resign"));
+    if (holder && this.features.abort && this.abortable()) out.push(...ask("abort", t("table.action.abort"), t("table.action.abort.sure")));
+    if (holder && this.features.resign && m.status === "active") out.push(...ask("resign", t("table.action.resign"), t("table.action.resign.sure")));
     return out;
   }
 
@@ -456,14 +522,14 @@ export class MatchScreen {
     const who = (seat) => seatLabel(m, seat, this.localSeats);
     if (m.status === "waiting") {
       const open = m.seats.filter((s) => s.kind === "open" || s.kind === "reserved").length;
-      return `Waiting for ${open} more player${open > 1 ? "s" : ""}: open seats are listed in the lobby`;
+      return tn("table.status.waiting", open);
     }
     if (m.status === "finished") return outcome(m, this.localSeats).title;
-    if (this.pending) return `${who(this.pending.seat)} plays ${cardText(this.pending.card)}`;
-    if (this.covered) return `Pass the device to ${who(this.bottom)}`;
+    if (this.pending) return t("table.status.plays", { who: who(this.pending.seat), card: cardText(this.pending.card) });
+    if (this.covered) return t("table.status.pass", { who: who(this.bottom) });
     if (m.turn === null || m.turn === undefined) return "";
-    if (this.canPlay) return this.localSeats.length > 1 ? `${who(m.turn)}: your turn` : "Your turn: pick a card";
-    return m.seats[m.turn].kind === "ai" ? `${who(m.turn)} is thinking…` : `Waiting for ${who(m.turn)}`;
+    if (this.canPlay) return this.localSeats.length > 1 ? t("table.status.turn_of", { who: who(m.turn) }) : t("table.status.your_turn");
+    return t(m.seats[m.turn].kind === "ai" ? "table.status.thinking" : "table.status.waiting_for", { who: who(m.turn) });
   }
 
   tick() {
@@ -480,12 +546,34 @@ export class MatchScreen {
     renderTally($("#tally"), this.model, this.current, this.localSeats, this.reached);
   }
 
+  /**
+   * The cards still arriving (dealt, or put down by another seat), as card => {i, elapsed}:
+   * the board is drawn again many times a second at worst, so an arrival's animation
+   * carries on from where it was (elapsed ms) instead of starting over.
+   */
+  arrivals() {
+    const now = performance.now();
+    const shown = [...(this.covered ? [] : this.model.hand || []), ...this.model.table];
+    let order = 0;
+    for (const card of shown) {
+      if (!this.seen.has(card) && !motionReduced()) this.arriving.set(card, { i: order++, at: now });
+    }
+    this.seen = new Set([...shown, ...(this.pending ? [this.pending.card] : [])]);
+    const out = new Map();
+    for (const [card, { i, at }] of this.arriving) {
+      if (now - at > ARRIVAL_MS + i * ARRIVAL_STEP_MS || !this.seen.has(card)) this.arriving.delete(card);
+      else out.set(card, { i, elapsed: Math.round(now - at) });
+    }
+    return out;
+  }
+
   render() {
     if (this.stopped || !this.model) return;
     const canPlay = this.canPlay;
     this.picker.update(this.model.hand, this.model.legal_moves, canPlay);
     renderBoard(this.board, {
       model: this.model,
+      arrivals: this.arrivals(),
       bottom: this.bottom,
       localSeats: this.localSeats,
       covered: this.covered || (this.localSeats.length > 1 && this.shownFor !== this.bottom),

@@ -3,6 +3,7 @@
 // what is legal or who scores: the next view from the server replaces this model.
 
 import { SETTEBELLO, isDiamond } from "./cards.js";
+import { t } from "./i18n.js";
 
 const DECK_SIZE = 40;
 export const CARDS_MAJORITY = 21;
@@ -115,18 +116,18 @@ export function newlyReached(before, after) {
 export function seatLabel(model, seat, localSeats) {
   const s = model.seats[seat];
   if (s.name) return s.name;
-  if (s.kind === "ai") return `Computer (${s.level})`;
+  if (s.kind === "ai") return t("table.seat.computer", { level: t(`table.level.${s.level}`) });
   const local = localSeats.indexOf(seat);
-  if (local >= 0) return localSeats.length > 1 ? `Player ${local + 1}` : "You";
-  if (s.kind === "open") return "Open seat";
-  if (s.kind === "reserved") return "Reserved seat";
-  return `Player ${seat + 1}`;
+  if (local >= 0) return localSeats.length > 1 ? t("table.seat.player", { number: local + 1 }) : t("table.seat.you");
+  if (s.kind === "open") return t("table.seat.open");
+  if (s.kind === "reserved") return t("table.seat.reserved");
+  return t("table.seat.player", { number: seat + 1 });
 }
 
 /** A team's display name: its one seat; with four, "Your team" and "Opponents" to a player, "A & B" to a spectator. */
 export function teamLabel(model, team, localSeats) {
   const seats = model.seats.filter((s) => s.team === team);
   if (seats.length === 1) return seatLabel(model, seats[0].seat, localSeats);
-  if (localSeats.length) return seats.some((s) => localSeats.includes(s.seat)) ? "Your team" : "Opponents";
-  return seats.map((s) => seatLabel(model, s.seat, localSeats)).join(" & ");
+  if (localSeats.length) return seats.some((s) => localSeats.includes(s.seat)) ? t("table.team.yours") : t("table.team.opponents");
+  return t("table.team.pair", { a: seatLabel(model, seats[0].seat, localSeats), b: seatLabel(model, seats[1].seat, localSeats) });
 }

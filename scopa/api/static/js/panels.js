@@ -1,24 +1,19 @@
-// The panels around the board: the live tally of the deal, the end-of-deal box, the
-// match's end, its record and its review.
+// The panels around the board: the score header (match points, target, deal, live
+// tally), the end-of-deal table, the match's end, its record and its review.
 
-import { cardsText } from "./cards.js";
+import { SETTEBELLO, cardText, cardsText } from "./cards.js";
 import { h } from "./dom.js";
+import { t } from "./i18n.js";
 import { seatLabel, teamLabel, thresholds } from "./model.js";
 
-const END_REASONS = {
-  score: "a side reached the target",
-  resigned: "a side resigned",
-  timeout: "a player ran out of time",
-  aborted: "the match was aborted",
-  expired: "nobody joined in time",
-  abandoned: "the match was abandoned",
-};
+const END_REASONS = ["score", "resigned", "timeout", "aborted", "expired", "abandoned"];
 
 const mark = (yes) => (yes ? "✓" : "—");
 
 /**
- * The deal in progress, side by side, with seed 004's thresholds shown as reached, and
- * flashing when ``fresh`` ([{team, what}]) says they were reached just now.
+ * The score header: each side's match points and the deal in progress, with seed 004's
+ * thresholds shown as reached, and flashing when ``fresh`` ([{team, what}]) says they
+ * were reached just now.
  */
 export function renderTally(el, model, current, localSeats, fresh = []) {
   if (!model.deal) {
@@ -29,77 +24,121 @@ export function renderTally(el, model, current, localSeats, fresh = []) {
   // Once the deal is scored its score has the last word (the live tally stops then).
   const scored = model.deal_scores.find((d) => d.deal === model.deal);
   const live = scored
-    ? scored.teams.map((t) => ({ ...t, clinched: Object.keys(t.points).filter((k) => t.points[k] > 0) }))
+    ? scored.teams.map((tm) => ({ ...tm, clinched: Object.keys(tm.points).filter((k) => tm.points[k] > 0) }))
     : current && current.deal === model.deal ? current.teams : null;
   const sure = (team, what) => live?.[team]?.clinched?.includes(what);
   const flashing = (team, what) => fresh.some((f) => f.team === team && f.what === what);
   const cell = (team, what, text, alert) => {
     const classes = [alert ? "reached" : "", sure(team, what) ? "clinched" : "", flashing(team, what) ? "flash" : ""];
-    const title = sure(team, what) ? "certain this deal" : null;
+    const title = sure(team, what) ? t("score.clinched") : null;
     return h("td", { class: classes.join(" ").trim() || null, dataset: { what, team: String(team) }, title }, text);
   };
-  const teams = model.teams.map((t) => t.team);
-  const row = (label, what, value, alertOf = () => false) =>
-    h("tr", {}, h("th", { scope: "row" }, label), teams.map((team) => cell(team, what, value(team), alertOf(team))));
+  const columns = [
+    ["cards", (team) => String(model.teams[team].captured_count), (team) => reached[team].cards],
+    ["diamonds", (team) => String(model.teams[team].diamonds), (team) => reached[team].diamonds],
+    ["settebello", (team) => (model.teams[team].settebello ? cardText(SETTEBELLO) : "—"), (team) => reached[team].settebello],
+    ["primiera", (team) => (live?.[team]?.primiera ?? "—").toString(), () => false],
+    ["sweeps", (team) => String(model.teams[team].sweeps), () => false],
+  ];
+  const leader = Math.max(...model.scores);
   el.replaceChildren(
-    h("h2", {}, `Deal ${model.deal}`),
+    h(
+      "p",
+      { class: "deal-line" },
+      h("span", { class: "deal-number" }, t("score.deal", { deal: model.deal })),
+      h("span", { class: "target" }, t("score.target", { target: model.rules.target })),
+    ),
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, h("td"), teams.map((team) => h("th", { scope: "col" }, teamLabel(model, team, localSeats))))),
+      h("caption", { class: "visually-hidden" }, t("score.caption")),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("td"),
+          h("th", { scope: "col" }, t("score.col.points")),
+          columns.map(([what]) => h("th", { scope: "col", title: t(`score.col.${what}.title`) }, t(`score.col.${what}`))),
+        ),
+      ),
       h(
         "tbody",
         {},
-        row("Cards", "cards", (t) => String(model.teams[t].captured_count), (t) => reached[t].cards),
-        row("Diamonds", "diamonds", (t) => String(model.teams[t].diamonds), (t) => reached[t].diamonds),
-        row("7♦", "settebello", (t) => (model.teams[t].settebello ? "7♦" : "—"), (t) => reached[t].settebello),
-        row("Primiera", "primiera", (t) => (live?.[t]?.primiera ?? "—").toString()),
-        row("Sweeps", "sweeps", (t) => String(model.teams[t].sweeps)),
-      ),
-      h(
-        "tfoot",
-        {},
-        h("tr", { class: "totals" }, h("th", { scope: "row" }, `Match, to ${model.rules.target}`), teams.map((t) => h("td", { dataset: { what: "score", team: String(t) } }, String(model.scores[t])))),
+        model.teams.map(({ team }) =>
+          h(
+            "tr",
+            { class: model.scores[team] === leader && leader > 0 ? "leading" : null },
+            h("th", { scope: "row", class: "side-name" }, teamLabel(model, team, localSeats)),
+            h("td", { class: "match-points", dataset: { what: "score", team: String(team) } }, String(model.scores[team])),
+            columns.map(([what, value, alert]) => cell(team, what, value(team), alert(team))),
+          ),
+        ),
       ),
     ),
   );
 }
 
-/** The end-of-deal box: both sides' counts side by side, with the points each earned. */
+/** Who took a category's points: a side, both (sweeps), or nobody ("—"). */
+function categoryWinner(model, teams, key, localSeats) {
+  const winners = teams.filter((tm) => tm.points[key] > 0);
+  if (!winners.length) return t("deal.winner.none");
+  return winners.map((tm) => teamLabel(model, tm.team, localSeats)).join(", ");
+}
+
+/**
+ * The end-of-deal table: a row per category with each side's count and points, the
+ * category's winner, the deal's points and the running match score.
+ */
 export function dealScoreTable(model, score, localSeats) {
   const teams = score.teams;
   const value = (v, points) => h("td", {}, h("span", { class: "value" }, v), points ? h("span", { class: "points" }, ` +${points}`) : null);
-  const line = (label, get, key) => h("tr", {}, h("th", { scope: "row" }, label), teams.map((t) => value(get(t), t.points[key])));
+  const line = (key, get) =>
+    h(
+      "tr",
+      { dataset: { category: key } },
+      h("th", { scope: "row" }, t(`deal.category.${key}`)),
+      teams.map((tm) => value(get(tm), tm.points[key])),
+      h("td", { class: "winner" }, categoryWinner(model, teams, key, localSeats)),
+    );
   const rows = [
-    line("Cards", (t) => String(t.cards), "cards"),
-    line("Diamonds", (t) => String(t.diamonds), "diamonds"),
-    line("Settebello", (t) => mark(t.settebello), "settebello"),
-    line("Primiera", (t) => (t.primiera === null ? "—" : String(t.primiera)), "primiera"),
-    line("Sweeps", (t) => String(t.sweeps), "sweeps"),
+    line("cards", (tm) => String(tm.cards)),
+    line("diamonds", (tm) => String(tm.diamonds)),
+    line("settebello", (tm) => mark(tm.settebello)),
+    line("primiera", (tm) => (tm.primiera === null ? "—" : String(tm.primiera))),
+    line("sweeps", (tm) => String(tm.sweeps)),
   ];
-  if (model.rules.king_of_diamonds) rows.push(line("King of diamonds", (t) => mark(t.king_of_diamonds), "king_of_diamonds"));
-  if (model.rules.diamond_sequence) rows.push(line("Diamond sequence", (t) => String(t.diamond_sequence), "diamond_sequence"));
+  if (model.rules.king_of_diamonds) rows.push(line("king_of_diamonds", (tm) => mark(tm.king_of_diamonds)));
+  if (model.rules.diamond_sequence) rows.push(line("diamond_sequence", (tm) => String(tm.diamond_sequence)));
   return h(
     "table",
     { class: "deal-score" },
-    h("thead", {}, h("tr", {}, h("td"), teams.map((t) => h("th", { scope: "col" }, teamLabel(model, t.team, localSeats))))),
+    h("caption", {}, t("deal.caption", { deal: score.deal })),
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("td"), teams.map((tm) => h("th", { scope: "col" }, teamLabel(model, tm.team, localSeats))), h("th", { scope: "col" }, t("deal.col.winner"))),
+    ),
     h("tbody", {}, rows),
     h(
       "tfoot",
       {},
-      h("tr", {}, h("th", { scope: "row" }, "Points this deal"), teams.map((t) => h("td", { class: "deal-total" }, String(t.total)))),
-      h("tr", {}, h("th", { scope: "row" }, "Match"), score.scores.map((s) => h("td", { class: "match-total" }, String(s)))),
+      h("tr", {}, h("th", { scope: "row" }, t("deal.total")), teams.map((tm) => h("td", { class: "deal-total" }, String(tm.total))), h("td")),
+      h("tr", {}, h("th", { scope: "row" }, t("deal.match", { target: model.rules.target })), score.scores.map((s) => h("td", { class: "match-total" }, String(s))), h("td")),
     ),
   );
 }
 
 /** "You win", "Computer (easy) wins" or "No winner", and how the match ended. */
 export function outcome(model, localSeats) {
-  const reason = model.end_reason ? END_REASONS[model.end_reason] || model.end_reason : null;
-  let title = "No winner";
+  const known = END_REASONS.includes(model.end_reason);
+  const reason = model.end_reason ? (known ? t(`end.reason.${model.end_reason}`) : model.end_reason) : null;
+  let title = t("end.no_winner");
   if (model.winner !== null && model.winner !== undefined) {
     const mine = localSeats.length === 1 && model.seats[localSeats[0]].team === model.winner;
-    title = mine ? "You win!" : `${teamLabel(model, model.winner, localSeats)} ${model.seats.length === 4 ? "win" : "wins"}`;
+    const name = teamLabel(model, model.winner, localSeats);
+    title = mine ? t("end.you_win") : t(model.seats.length === 4 ? "end.they_win" : "end.wins", { name });
   }
   return { title, reason, scores: model.scores.join(" – ") };
 }
@@ -108,21 +147,23 @@ function recordLine(model, event, localSeats) {
   const who = (seat) => seatLabel(model, seat, localSeats);
   switch (event.type) {
     case "redeal":
-      return `Deal ${event.deal} void (${cardsText(event.table)} on the table): dealt again`;
+      return t("table.record.redeal", { deal: event.deal, cards: cardsText(event.table) });
     case "deal_started":
     case "cards_dealt": {
       const hands = (event.hands || []).map((hand, seat) => `${who(seat)}: ${cardsText(hand)}`).join("; ");
-      const head = event.type === "deal_started" ? `Deal ${event.deal}, table ${cardsText(event.table)}` : "Dealt";
+      const head = event.type === "deal_started" ? t("table.record.deal", { deal: event.deal, cards: cardsText(event.table) }) : t("table.record.dealt");
       return `${head}. ${hands}`;
     }
     case "card_played":
       return moveText(who(event.seat), event);
     case "leftovers_taken":
-      return `Left on the table: ${cardsText(event.cards)}${event.team === null ? "" : `, to ${teamLabel(model, event.team, localSeats)}`}`;
+      return event.team === null
+        ? t("table.log.leftovers", { cards: cardsText(event.cards) })
+        : t("table.record.leftovers_to", { cards: cardsText(event.cards), team: teamLabel(model, event.team, localSeats) });
     case "deal_scored":
-      return `Deal ${event.deal} scored: ${event.teams.map((t) => t.total).join(" – ")}, match ${event.scores.join(" – ")}`;
+      return t("table.record.scored", { deal: event.deal, points: event.teams.map((tm) => tm.total).join(" – "), scores: event.scores.join(" – ") });
     case "match_finished":
-      return `Match over: ${event.scores.join(" – ")}`;
+      return t("table.record.finished", { scores: event.scores.join(" – ") });
     default:
       return null;
   }
@@ -130,9 +171,10 @@ function recordLine(model, event, localSeats) {
 
 /** "Computer (easy): 7♣ takes 7♠" */
 export function moveText(who, play) {
-  const auto = play.auto ? " (played by the clock)" : "";
-  if (!play.capture.length) return `${who}: ${cardsText([play.card])} to the table${auto}`;
-  return `${who}: ${cardsText([play.card])} takes ${cardsText(play.capture)}${play.sweep ? " — Scopa!" : ""}${auto}`;
+  const auto = play.auto ? t("table.log.auto") : "";
+  const card = cardsText([play.card]);
+  if (!play.capture.length) return t("table.log.place", { who, card, auto });
+  return t(play.sweep ? "table.log.sweep" : "table.log.take", { who, card, cards: cardsText(play.capture), auto });
 }
 
 /** Every hand of a finished match, from its record. */
@@ -144,10 +186,11 @@ export function recordList(model, record, localSeats) {
 /** What the expert would have played instead, move by move. */
 export function reviewList(model, review, localSeats) {
   const who = seatLabel(model, review.seat, localSeats);
+  const play = (p) => (p.capture.length ? t("table.review.play_take", { card: cardsText([p.card]), cards: cardsText(p.capture) }) : cardsText([p.card]));
   return h(
     "div",
     { class: "review" },
-    h("p", {}, `${who}: expected points lost in all, ${review.total_loss.toFixed(2)}`),
+    h("p", {}, t("table.review.total", { who, loss: review.total_loss.toFixed(2) })),
     h(
       "ol",
       {},
@@ -155,8 +198,8 @@ export function reviewList(model, review, localSeats) {
         h(
           "li",
           { class: m.loss > 0 ? "loss" : "" },
-          `Deal ${m.deal}: played ${cardsText([m.played.card])}${m.played.capture.length ? ` taking ${cardsText(m.played.capture)}` : ""}`,
-          m.loss > 0 ? ` — best ${cardsText([m.best.card])}${m.best.capture.length ? ` taking ${cardsText(m.best.capture)}` : ""}, −${m.loss.toFixed(2)}: ${m.reason}` : " — best",
+          t("table.review.played", { deal: m.deal, play: play(m.played) }),
+          m.loss > 0 ? t("table.review.better", { play: play(m.best), loss: m.loss.toFixed(2), reason: m.reason }) : t("table.review.best"),
         ),
       ),
     ),

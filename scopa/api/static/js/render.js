@@ -2,19 +2,45 @@
 // A pure function of the scene handed to it; the DOM it makes is thrown away and made
 // again at each change, so a covered hand is simply never made.
 
-import { cardName, cardsText, isDiamond, isRed, rankOf, suitSymbol } from "./cards.js";
+import { SETTEBELLO, cardName, cardsText, primieraValue, suitOf } from "./cards.js";
+import { faceSvg, indexOf } from "./deck.js";
 import { h } from "./dom.js";
+import { t, tn } from "./i18n.js";
 import { places, seatLabel, teamLabel } from "./model.js";
+import { deckChoice } from "./settings.js";
 
-/** One face-up card; a button when ``onclick`` is given. */
-export function cardFace(card, { classes = "", onclick, tabindex, pressed, small } = {}) {
-  const cls = ["card", isRed(card) ? "red" : "black", isDiamond(card) ? "bonus" : "", small ? "small" : "", classes];
-  const body = [
-    h("span", { class: "rank" }, rankOf(card)),
-    h("span", { class: "pip", "aria-hidden": "true" }, suitSymbol(card)),
-    isDiamond(card) ? h("span", { class: "bonus-mark", "aria-hidden": "true" }, "★") : null,
+function art(markup) {
+  const span = h("span", { class: "art", "aria-hidden": "true" });
+  span.innerHTML = markup;
+  return span;
+}
+
+/**
+ * One face-up card; a button when ``onclick`` is given. ``arrive`` ({i, elapsed}: its
+ * place in the deal, and how far its arrival has gone) animates it in; the settebello and the primiera's best cards carry the marks
+ * the legend explains.
+ */
+export function cardFace(card, { classes = "", onclick, tabindex, pressed, small, arrive } = {}) {
+  const deck = deckChoice();
+  const primiera = primieraValue(card);
+  const cls = [
+    "card", "face", `deck-${deck}`, `suit-${suitOf(card)}`, small ? "small" : "",
+    card === SETTEBELLO ? "settebello" : "", primiera ? "primiera" : "", arrive === undefined ? "" : "arrive", classes,
   ];
-  const props = { class: cls.join(" ").trim(), dataset: { card }, "aria-label": cardName(card), title: cardName(card) };
+  const body = [
+    art(faceSvg(card, deck)),
+    h("span", { class: "rank", "aria-hidden": "true" }, indexOf(card, deck)),
+    card === SETTEBELLO ? h("span", { class: "mark-settebello", "aria-hidden": "true" }, "★") : null,
+    primiera ? h("span", { class: "mark-primiera", "aria-hidden": "true" }, String(primiera)) : null,
+  ];
+  const name = cardName(card, deck);
+  const props = {
+    class: cls.join(" ").replace(/\s+/g, " ").trim(),
+    dataset: { card },
+    "aria-label": name,
+    title: name,
+    style: arrive === undefined ? null : `--i: ${arrive.i}; --elapsed: ${arrive.elapsed}ms`,
+  };
   if (!onclick) return h("span", { ...props, role: "img" }, body);
   return h("button", { ...props, type: "button", onclick, tabindex, "aria-pressed": pressed ? "true" : "false" }, body);
 }
@@ -23,24 +49,28 @@ const cardBack = (small = true) => h("span", { class: `card back${small ? " smal
 
 /** The label of a choice button: what the move does, and the cards it takes. */
 export function choiceLabel(move) {
-  if (!move.capture.length) return "Put on the table";
-  return `${move.sweep ? "Scopa! Take" : "Take"} ${cardsText(move.capture)}`;
+  if (!move.capture.length) return t("table.choice.place");
+  return t(move.sweep ? "table.choice.sweep" : "table.choice.take", { cards: cardsText(move.capture) });
+}
+
+/** A sweep card lies sideways in a box of its turned size, so nothing of it is cut. */
+function sweepCard(card) {
+  const inner = card ? cardFace(card, { classes: "sideways", small: true }) : h("span", { class: "card back small sideways", "aria-hidden": "true" });
+  return h("span", { class: "sweep-slot" }, inner);
 }
 
 function pile(scene, team) {
   const { model } = scene;
-  const t = model.teams[team];
+  const tm = model.teams[team];
   const known = model.sweep_cards?.[team] || [];
-  const sweeps = Array.from({ length: t.sweeps }, (_, i) =>
-    known[i] ? cardFace(known[i], { classes: "sideways", small: true }) : h("span", { class: "card back small sideways" }),
-  );
+  const sweeps = Array.from({ length: tm.sweeps }, (_, i) => sweepCard(known[i]));
   return h(
     "div",
-    { class: "pile", dataset: { team: String(team) }, "aria-label": `${teamLabel(model, team, scene.localSeats)}: pile` },
-    h("div", { class: "pile-stack" }, cardBack(), h("span", { class: "pile-count", title: "cards taken" }, String(t.captured_count))),
-    h("span", { class: "pile-diamonds", title: "diamonds taken" }, `♦ ${t.diamonds}`),
-    t.settebello ? h("span", { class: "badge settebello", title: "the settebello, 7 of diamonds" }, "7♦") : null,
-    t.sweeps ? h("div", { class: "sweeps", title: `${t.sweeps} sweep${t.sweeps > 1 ? "s" : ""}` }, sweeps) : null,
+    { class: "pile", dataset: { team: String(team) }, role: "group", "aria-label": t("table.pile", { team: teamLabel(model, team, scene.localSeats) }) },
+    h("div", { class: "pile-stack" }, cardBack(), h("span", { class: "pile-count", title: t("table.pile.cards") }, String(tm.captured_count))),
+    h("span", { class: "pile-diamonds", title: t("table.pile.diamonds") }, t("table.pile.diamonds.short", { count: tm.diamonds })),
+    tm.settebello ? h("span", { class: "badge settebello", title: t("table.pile.settebello") }, "★ 7") : null,
+    tm.sweeps ? h("div", { class: "sweeps", role: "group", "aria-label": tn("table.pile.sweeps", tm.sweeps) }, sweeps) : null,
   );
 }
 
@@ -50,10 +80,10 @@ function handOf(scene, seat, place) {
   const own = place === "bottom" && model.you === seat && Array.isArray(model.hand);
   if (own && !scene.covered) return ownHand(scene);
   if (scene.reveal && Array.isArray(s.hand) && s.hand.length) {
-    return h("div", { class: "hand revealed", "aria-label": "Computer's cards, revealed" }, s.hand.map((c) => cardFace(c, { small: true })));
+    return h("div", { class: "hand revealed", role: "group", "aria-label": t("table.hand.revealed") }, s.hand.map((c) => cardFace(c, { small: true })));
   }
   const backs = Array.from({ length: s.hand_count }, () => cardBack());
-  return h("div", { class: "hand backs", "aria-label": `${s.hand_count} cards in hand` }, backs, h("span", { class: "count" }, `${s.hand_count}`));
+  return h("div", { class: "hand backs", role: "img", "aria-label": tn("table.hand.count", s.hand_count) }, backs, h("span", { class: "count", "aria-hidden": "true" }, `${s.hand_count}`));
 }
 
 function ownHand(scene) {
@@ -61,13 +91,14 @@ function ownHand(scene) {
   const focus = Math.min(picker.focus, Math.max(0, model.hand.length - 1));
   return h(
     "div",
-    { class: "hand own", role: "group", "aria-label": "Your cards" },
+    { class: "hand own", role: "group", "aria-label": t("table.hand.own") },
     model.hand.map((card, i) =>
       cardFace(card, {
         classes: [card === picker.selected ? "selected" : "", scene.canPlay ? "playable" : "", scene.hint?.card === card ? "hinted" : ""].join(" "),
         onclick: scene.canPlay ? () => scene.on.pick(card, i) : undefined,
         tabindex: i === focus ? "0" : "-1",
         pressed: card === picker.selected,
+        arrive: scene.arrivals.get(card),
       }),
     ),
   );
@@ -80,9 +111,9 @@ function seatPanel(scene, { seat, place }, pileTeam) {
   const partner = model.seats.length === 4 && scene.localSeats.length === 1 && seat !== scene.localSeats[0]
     && s.team === model.seats[scene.localSeats[0]].team;
   const marks = [
-    partner ? h("span", { class: "chip" }, "partner") : null,
-    model.dealer === seat ? h("span", { class: "chip", title: "dealer" }, "dealer") : null,
-    acting ? h("span", { class: "chip turn" }, model.turn === seat ? "to play" : "plays") : null,
+    partner ? h("span", { class: "chip" }, t("table.chip.partner")) : null,
+    model.dealer === seat ? h("span", { class: "chip" }, t("table.chip.dealer")) : null,
+    acting ? h("span", { class: "chip turn" }, model.turn === seat ? t("table.chip.to_play") : t("table.chip.plays")) : null,
   ];
   return h(
     "section",
@@ -100,14 +131,19 @@ function tableArea(scene) {
   const hinted = new Set(scene.hint?.capture || []);
   const cards = model.table.map((card) => {
     const classes = [lit.has(card) ? "lit" : "", preview.has(card) ? "preview" : "", taking.has(card) ? "taken" : "", hinted.has(card) ? "hinted" : ""].join(" ");
-    return cardFace(card, { classes, onclick: lit.has(card) ? () => scene.on.takeWith(card) : undefined, tabindex: "-1" });
+    return cardFace(card, {
+      classes,
+      onclick: lit.has(card) ? () => scene.on.takeWith(card) : undefined,
+      tabindex: "-1",
+      arrive: scene.arrivals.get(card),
+    });
   });
   if (pending) cards.push(cardFace(pending.card, { classes: "incoming" }));
   return h(
     "div",
     { class: "middle" },
-    h("div", { class: `table-cards${preview.size ? " previewing" : ""}`, "aria-label": "Table" }, cards.length ? cards : h("span", { class: "empty" }, "The table is empty")),
-    h("div", { class: "deck", title: "cards still to be dealt" }, model.deck_count ? cardBack(false) : null, h("span", { class: "deck-count" }, `Deck ${model.deck_count}`)),
+    h("div", { class: `table-cards${preview.size ? " previewing" : ""}`, role: "group", "aria-label": t("table.table") }, cards.length ? cards : h("span", { class: "empty" }, t("table.empty"))),
+    h("div", { class: "deck", title: t("table.deck.title") }, model.deck_count ? cardBack(false) : null, h("span", { class: "deck-count" }, t("table.deck", { count: model.deck_count }))),
   );
 }
 
@@ -117,7 +153,7 @@ function choices(scene) {
   const numbered = picker.options.length > 1;
   return h(
     "div",
-    { class: "choices-bar", role: "group", "aria-label": `Plays of the ${cardName(picker.selected)}`, "aria-live": "polite" },
+    { class: "choices-bar", role: "group", "aria-label": t("table.choices", { card: cardName(picker.selected) }), "aria-live": "polite" },
     picker.options.map((move, i) =>
       h(
         "button",
@@ -135,7 +171,7 @@ function choices(scene) {
         choiceLabel(move),
       ),
     ),
-    h("button", { type: "button", class: "choice cancel", onclick: () => scene.on.cancel() }, h("kbd", {}, "Esc"), "Put back"),
+    h("button", { type: "button", class: "choice cancel", onclick: () => scene.on.cancel() }, h("kbd", {}, "Esc"), t("table.choice.cancel")),
   );
 }
 
@@ -166,4 +202,3 @@ export function renderBoard(board, scene) {
     again?.focus();
   }
 }
-

@@ -74,7 +74,8 @@ def test_two_against_two_with_a_computer_partner(open_page: Callable[..., WebCli
     for seat in view["seats"][1:]:
         count = page.locator(f".seat[data-seat='{seat['seat']}'] .hand.backs .card").count()
         assert count == seat["hand_count"]
-    header = page.locator("#tally thead th").all_inner_texts()
+    # The score header has a row per side, named in its first cell.
+    header = page.locator("#tally tbody th").all_inner_texts()
     assert header == ["Your team", "Opponents"]
 
 

@@ -354,8 +354,9 @@ export class MatchScreen {
     try {
       this.hint = await this.api.hint(this.id, this.tokenOf(this.model.turn));
       const { card, capture, sweep, reason } = this.hint;
-      const key = capture.length ? (sweep ? "table.hint.sweep" : "table.hint.take") : "table.hint.place";
-      this.tell(t(key, { card: cardText(card), cards: cardsText(capture), reason }));
+      const words = { card: cardText(card), cards: cardsText(capture), reason };
+      if (!capture.length) this.tell(t("table.hint.place", words));
+      else this.tell(sweep ? t("table.hint.sweep", words) : t("table.hint.take", words));
       this.render();
     } catch (error) {
       this.tell(error.message);
@@ -427,7 +428,7 @@ export class MatchScreen {
       const body = kind === "record"
         ? recordList(this.model, await this.api.record(this.id), this.localSeats)
         : reviewList(this.model, await this.api.review(this.id, seat), this.localSeats);
-      $("#record-box-title").textContent = t(kind === "record" ? "end.record.title" : "end.review.title");
+      $("#record-box-title").textContent = kind === "record" ? t("end.record.title") : t("end.review.title");
       $("#record-box-body").replaceChildren(body);
       box.querySelector("[data-close]").onclick = () => box.close();
       box.showModal();
@@ -478,7 +479,7 @@ export class MatchScreen {
     const m = this.model;
     const buttons = [];
     if (this.features.rematch && this.localSeats.length && m.status === "finished" && m.deal > 0) {
-      buttons.push(h("button", { type: "button", class: "primary prominent", dataset: { action: "rematch" }, onclick: act(() => this.rematch()) }, t(m.rematch ? "end.rematch.accept" : "end.rematch")));
+      buttons.push(h("button", { type: "button", class: "primary prominent", dataset: { action: "rematch" }, onclick: act(() => this.rematch()) }, m.rematch ? t("end.rematch.accept") : t("end.rematch")));
     }
     if (this.features.record && m.deal > 0) buttons.push(h("button", { type: "button", dataset: { action: "record" }, onclick: act(() => this.showRecord("record")) }, t("end.record")));
     if (this.features.review && m.deal > 0) buttons.push(h("button", { type: "button", dataset: { action: "review" }, onclick: act(() => this.showRecord("review")) }, t("end.review")));
@@ -502,7 +503,7 @@ export class MatchScreen {
     const out = [];
     if (this.canPlay) out.push(button("hint", t("table.action.hint"), () => this.askHint()));
     if (m.rules.reveal_ai_hands) {
-      out.push(button("reveal", t(this.reveal ? "table.action.hide" : "table.action.reveal"), () => {
+      out.push(button("reveal", this.reveal ? t("table.action.hide") : t("table.action.reveal"), () => {
         this.reveal = !this.reveal;
         this.render();
       }, { "aria-pressed": String(this.reveal) }));
@@ -529,7 +530,8 @@ export class MatchScreen {
     if (this.covered) return t("table.status.pass", { who: who(this.bottom) });
     if (m.turn === null || m.turn === undefined) return "";
     if (this.canPlay) return this.localSeats.length > 1 ? t("table.status.turn_of", { who: who(m.turn) }) : t("table.status.your_turn");
-    return t(m.seats[m.turn].kind === "ai" ? "table.status.thinking" : "table.status.waiting_for", { who: who(m.turn) });
+    const whom = { who: who(m.turn) };
+    return m.seats[m.turn].kind === "ai" ? t("table.status.thinking", whom) : t("table.status.waiting_for", whom);
   }
 
   tick() {

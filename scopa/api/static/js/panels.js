@@ -138,7 +138,7 @@ export function outcome(model, localSeats) {
   if (model.winner !== null && model.winner !== undefined) {
     const mine = localSeats.length === 1 && model.seats[localSeats[0]].team === model.winner;
     const name = teamLabel(model, model.winner, localSeats);
-    title = mine ? t("end.you_win") : t(model.seats.length === 4 ? "end.they_win" : "end.wins", { name });
+    title = mine ? t("end.you_win") : (model.seats.length === 4 ? t("end.they_win", { name }) : t("end.wins", { name }));
   }
   return { title, reason, scores: model.scores.join(" – ") };
 }
@@ -174,7 +174,8 @@ export function moveText(who, play) {
   const auto = play.auto ? t("table.log.auto") : "";
   const card = cardsText([play.card]);
   if (!play.capture.length) return t("table.log.place", { who, card, auto });
-  return t(play.sweep ? "table.log.sweep" : "table.log.take", { who, card, cards: cardsText(play.capture), auto });
+  const words = { who, card, cards: cardsText(play.capture), auto };
+  return play.sweep ? t("table.log.sweep", words) : t("table.log.take", words);
 }
 
 /** Every hand of a finished match, from its record. */

@@ -50,7 +50,8 @@ const cardBack = (small = true) => h("span", { class: `card back${small ? " smal
 /** The label of a choice button: what the move does, and the cards it takes. */
 export function choiceLabel(move) {
   if (!move.capture.length) return t("table.choice.place");
-  return t(move.sweep ? "table.choice.sweep" : "table.choice.take", { cards: cardsText(move.capture) });
+  const cards = { cards: cardsText(move.capture) };
+  return move.sweep ? t("table.choice.sweep", cards) : t("table.choice.take", cards);
 }
 
 /** A sweep card lies sideways in a box of its turned size, so nothing of it is cut. */

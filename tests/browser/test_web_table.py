@@ -335,6 +335,16 @@ def test_the_settings_switch_the_deck_and_the_motion(open_page: Callable[..., We
     assert client.state() == "turn"
     assert page.evaluate("document.getAnimations().length") == 0
 
+    # A change of language redraws the table in the new one.
+    page.evaluate("async () => (await import('/static/js/i18n.js')).setLanguage('it')")
+    page.wait_for_function(
+        "document.querySelector('#status-line').textContent === 'Tocca a te: scegli una carta'"
+    )
+    assert page.inner_text("#tally .target") == "ai 11 punti"
+    names = page.eval_on_selector_all(".hand.own .card", "els => els.map(e => e.ariaLabel)")
+    assert len(names) == 2
+    assert all(" di " in name for name in names)
+
 
 def test_the_systems_reduced_motion_turns_the_animations_off(
     open_page: Callable[..., WebClient],

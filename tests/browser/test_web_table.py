@@ -60,9 +60,12 @@ SETTEBELLO_TEXT = {
 # sideways sweep card inside the box kept for it.
 RANKS_CLEAR_JS = """async () => {
   // Cards still arriving or flying: measured where they come to rest.
-  const moving = document.getAnimations()
+  const moving = () => document.getAnimations()
+    .filter((a) => a.playState === "running")
     .filter((a) => a.effect.getComputedTiming().iterations !== Infinity);
-  await Promise.all(moving.map((a) => a.finished.catch(() => null)));
+  for (let rounds = 0; moving().length && rounds < 20; rounds += 1) {
+    await Promise.all(moving().map((a) => a.finished.catch(() => null)));
+  }
   const bad = [];
   const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5
     && a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
@@ -186,8 +189,9 @@ def test_both_decks_in_both_languages_at_both_sizes(
     assert view["teams"][0]["captured_count"] == 5
 
     for _ in range(3):
-        assert client.state() == "turn"
         client.play_one(tap=size == "phone")
+        # Measured at rest: the computer has answered, nothing is landing or flying.
+        assert client.state() == "turn"
         assert ranks_clear(client) >= 1
     if (size, deck, language) == ("desktop", "italian", "it"):
         client.shoot("sweep-desktop-it")

@@ -90,4 +90,13 @@ def _choose(
     return search(k, rng, samples, lambda: deadline - clock())
 
 
-__all__ = ["LEVELS", "OPPONENTS", "SPARRING", "Knowledge", "Level", "UnknownLevel", "decide", "knowledge_of"]
+__all__ = [
+    "LEVELS",
+    "OPPONENTS",
+    "SPARRING",
+    "Knowledge",
+    "Level",
+    "UnknownLevel",
+    "decide",
+    "knowledge_of",
+]

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from scopa.cli import main, render_openapi
+from scopa.cli import browser_address, main, render_openapi
 from scopa.infra.settings import Settings, SettingsError
 from tests.support.databases import PG_HOST
 from tests.support.server_process import ROOT, free_port, start_server
@@ -106,6 +106,38 @@ def test_serve_migrates_and_serves_with_json_logs(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     assert any(line["logger"] == "scopa.access" and line["request_id"] for line in lines)
     assert token not in stderr
+    assert f"open {base}/ to play" in stderr.splitlines()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_a_port_in_use_is_one_line_at_once(host: str) -> None:
+    with socket.socket() as taken:
+        taken.bind((host, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # A database that never answers: the port must be refused before it is waited for.
+        url = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/scopa"
+        started = time.monotonic()
+        result = scopa(
+            "serve",
+            "--host",
+            host,
+            env={"SCOPA_PORT": str(port), "SCOPA_DATABASE_URL": url},
+            seconds=30,
+        )
+    assert time.monotonic() - started < 20  # liveness only: no wait on the database
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"scopa serve: port {port} on {host} is in use; pick another with --port or SCOPA_PORT"
+    ]
+    assert result.stdout == ""
+
+
+def test_the_address_to_open_is_one_a_browser_reaches() -> None:
+    assert browser_address("127.0.0.1", 8000) == "http://127.0.0.1:8000/"
+    assert browser_address("0.0.0.0", 8000) == "http://localhost:8000/"
+    assert browser_address("::", 8080) == "http://localhost:8080/"
+    assert browser_address("::1", 8000) == "http://[::1]:8000/"
 
 
 def scopa(*args: str, env: dict[str, str], seconds: float = 60) -> subprocess.CompletedProcess[str]:
@@ -117,7 +149,8 @@ def _scopa(args: tuple[str, ...], env: dict[str, str]) -> dict[str, Any]:
     return {
         "args": [sys.executable, "-m", "scopa.cli", *args],
         "cwd": ROOT,
-        "env": {**os.environ, "SCOPA_AI_WORKERS": "1", **env},
+        # A port of its own: `serve` binds it before anything else, 8000 may be taken.
+        "env": {**os.environ, "SCOPA_AI_WORKERS": "1", "SCOPA_PORT": str(free_port()), **env},
         "stdin": subprocess.DEVNULL,
         "text": True,
     }

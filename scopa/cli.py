@@ -148,13 +148,23 @@ def _openapi(output: Path, check: bool) -> int:
     return 0
 
 
-def _parser(settings: Settings) -> argparse.ArgumentParser:
+def build_parser(settings: Settings) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scopa", description="The Scopa game server")
     parser.add_argument("--version", action="version", version=f"scopa {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="migrate the database, then serve the API")
-    serve.add_argument("--host", default=settings.host)
-    serve.add_argument("--port", type=int, default=settings.port)
+    serve.add_argument(
+        "--host",
+        default=settings.host,
+        help="the address to listen on; 0.0.0.0 for every interface "
+        "(SCOPA_HOST, default %(default)s)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=settings.port,
+        help="the port to listen on (SCOPA_PORT, default %(default)s)",
+    )
     worker = commands.add_parser(
         "worker", help="migrate the database, then play AI turns and enforce clocks"
     )
@@ -172,10 +182,17 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
             type=float,
             default=settings.database_wait_seconds,
             metavar="SECONDS",
-            help="how long to wait for a database that does not answer yet",
+            help="how long to wait for a database that does not answer yet "
+            "(SCOPA_DATABASE_WAIT_SECONDS, default %(default)s)",
         )
     openapi = commands.add_parser("openapi", help="write the OpenAPI document")
-    openapi.add_argument("--output", type=Path, default=OPENAPI_PATH)
+    openapi.add_argument(
+        "--output",
+        type=Path,
+        default=OPENAPI_PATH,
+        metavar="FILE",
+        help="where to write the document, or with --check the one to compare (%(default)s)",
+    )
     openapi.add_argument(
         "--check", action="store_true", help="fail if the file differs instead of writing it"
     )
@@ -194,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args_in[:1] == ["tournament"]:
         return tournament(args_in[1:])
-    args = _parser(settings).parse_args(args_in)
+    args = build_parser(settings).parse_args(args_in)
     json_logging.configure(settings.log_level, filters=[RequestIdFilter()])
     try:
         if args.command == "serve":

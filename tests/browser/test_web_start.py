@@ -2,7 +2,8 @@
 choices (the computer, a friend, watching), the rules variants tucked away, the
 language and the deck in a small settings area; the developers' page of its own,
 linked from the footer of every screen; a friend brought to a match by a link; and the
-installable app: its manifest, and a service worker that keeps the client's files."""
+installable app: its manifest, and a service worker that keeps the client's files, so
+the page opens offline."""
 
 from __future__ import annotations
 
@@ -229,7 +230,8 @@ def test_a_friend_is_brought_to_the_free_seat_by_the_link(
 def test_the_app_installs_and_its_service_worker_keeps_the_client(
     open_in: Callable[..., WebClient], server: Server
 ) -> None:
-    page = open_in("en").page
+    client = open_in("en")
+    page = client.page
     page.goto("/")
     page.wait_for_selector(READY)
     manifest = page.evaluate(
@@ -281,3 +283,15 @@ def test_the_app_installs_and_its_service_worker_keeps_the_client(
         }"""
     )
     assert not [path for path in after if path.startswith(("/v1", "/schema"))]
+
+    # Offline, the page still opens: from the worker's copy of the client's files.
+    page.context.set_offline(True)
+    page.goto("/")
+    page.wait_for_selector(READY)
+    assert (
+        text_of(page, "#choice-computer legend [data-i18n]")
+        == CATALOGUES["en"]["start.computer.title"]
+    )
+    # The API cannot answer offline, and the browser says so; nothing else may fail.
+    client.errors[:] = [e for e in client.errors if "ERR_INTERNET_DISCONNECTED" not in e]
+    page.context.set_offline(False)

@@ -38,7 +38,7 @@ from scopa.api.controllers.rematch import RematchController
 from scopa.api.controllers.reviews import ReviewController
 from scopa.api.controllers.scores import ScoreController
 from scopa.api.controllers.seats import SeatController
-from scopa.api.controllers.web import start_screen, static_files
+from scopa.api.controllers.web import service_worker, start_screen, static_files
 from scopa.api.cors import Cors
 from scopa.api.errors import NOT_FOUND, ProblemHandler, problem_response
 from scopa.api.metrics import count_active, metrics_controller
@@ -291,6 +291,7 @@ def create_app(
             ),
             problem_page,
             start_screen,
+            service_worker,
             static_files(),
             swagger_assets(),
         ],

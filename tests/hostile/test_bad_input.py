@@ -210,6 +210,12 @@ TABLE: list[Bad] = [
     _new("create: Idempotency-Key of 256", _create(), headers={"Idempotency-Key": "k" * 256}),
     # It fetches the seat tokens again: too short to be a secret.
     _new("create: Idempotency-Key of 15", _create(), headers={"Idempotency-Key": "k" * 15}),
+    # HTTP would strip the space: the key would arrive 15 characters long.
+    _new(
+        "create: Idempotency-Key ending in a space",
+        _create(),
+        headers={"Idempotency-Key": "k" * 15 + " "},
+    ),
     _new(
         "create: Idempotency-Key in UTF-8",
         _create(),

@@ -225,6 +225,7 @@ def test_luck_stands_for_numbers_and_elisions_only() -> None:
     assert not matches(shown, '{"handle":"robo","kind":"bot","rating":1501,"won":0}', False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("document", list(SECTIONS))
 def test_the_documents_examples_print_what_they_show(
     document: str, server: Server, tmp_path: Path

@@ -1,17 +1,19 @@
 """How long each AI level takes to decide, on one core.
 
-    python -m bench.ai [--positions N] [--budget-ms X] [--seed S] [--reviews M]
+    python -m bench.ai [--positions N] [--budget-ms X] [--seed S] [--reviews M] [--players P]
 
-The positions are every turn of a few 2-player matches between two hard players (classic
-rules), thinned to ``--positions`` spread over them: openings, middles and ends of deals
-alike. Each level (the frozen ``hard-v1`` and ``expert-v1`` too) decides every position
-once, as the server calls it: with the server's default clock budget of 100 ms a decision
-(``--budget-ms``), and once more unclocked, as the tournament compares them. ``forced``
-is the expert's time, under the budget, on the positions with one legal move. ``review``
-is the coach's time for a whole 2-player match (seat 0 of ``--reviews`` hard-against-hard
-matches), in seconds of one core. The last line is one JSON object: per level
-``{"median_ms", "p99_ms", "unclocked_median_ms", "unclocked_p99_ms"}``, then ``forced``
-and ``review``.
+The positions are every turn of a few matches between hard players (classic rules, 2
+players unless ``--players 4``), thinned to ``--positions`` spread over them: openings,
+middles and ends of deals alike. Each level (the frozen ``hard-v1`` and ``expert-v1``
+too) decides every position once, as the server calls it: with the server's default clock
+budget of 100 ms a decision (``--budget-ms``), and once more unclocked, as the tournament
+compares them. ``forced`` is the expert's time, under the budget, on the positions with
+one legal move. ``seeded`` is the expert as the server runs it in a seeded match: no
+clock, ``SEEDED_SAMPLES`` sampled deals, in CPU time (its ``max_ms`` must stay under the
+server's budget). ``review`` is the coach's time for a whole 2-player match (seat 0 of
+``--reviews`` hard-against-hard matches), in seconds of one core. The last line is one
+JSON object: per level ``{"median_ms", "p99_ms", "unclocked_median_ms",
+"unclocked_p99_ms"}``, then ``forced``, ``seeded`` and ``review``.
 """
 
 from __future__ import annotations
@@ -26,17 +28,19 @@ from scopa.domain.ai.review import review
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
 from scopa.domain.rules import make_rules
+from scopa.infra.ai_pool import SEEDED_SAMPLES
 from scopa.infra.tournament import percentile
 
 RULES = make_rules()
 
 
-def positions(seed: int, wanted: int) -> list[MatchState]:
+def positions(seed: int, wanted: int, players: int = 2) -> list[MatchState]:
     """Every turn of hard-against-hard matches, until there are enough, then thinned."""
     found: list[MatchState] = []
     match = 0
+    rules = make_rules(players=players)
     while len(found) < wanted:
-        state, _ = new_match(RULES, (Seat("ai", "hard"), Seat("ai", "hard")), seed + match)
+        state, _ = new_match(rules, (Seat("ai", "hard"),) * players, seed + match)
         while state.status == "active":
             found.append(state)
             assert state.turn is not None
@@ -58,7 +62,9 @@ def hard_match(seed: int) -> tuple[MatchState, list[StoredEvent]]:
     return initial, events
 
 
-def timed(states: list[MatchState], level: str, budget_ms: float | None) -> list[float]:
+def timed(
+    states: list[MatchState], level: str, budget_ms: float | None, samples: int | None = None
+) -> list[float]:
     """Each decision's time in ms: wall time under a budget, as the server's clock runs;
     CPU time of this process unclocked, so a loaded machine does not inflate it."""
     took = time.perf_counter if budget_ms is not None else time.process_time
@@ -66,7 +72,15 @@ def timed(states: list[MatchState], level: str, budget_ms: float | None) -> list
     for i, state in enumerate(states):
         assert state.turn is not None
         start = took()
-        decide(state, state.turn, level, i, budget_ms=budget_ms, clock=time.perf_counter)
+        decide(
+            state,
+            state.turn,
+            level,
+            i,
+            budget_ms=budget_ms,
+            samples=samples,
+            clock=time.perf_counter,
+        )
         times.append((took() - start) * 1000.0)
     return times
 
@@ -77,9 +91,10 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=float, default=100.0, help="the expert's clock")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--reviews", type=int, default=5, help="matches the coach reviews")
+    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
     args = parser.parse_args()
 
-    states = positions(args.seed, args.positions)
+    states = positions(args.seed, args.positions, args.players)
     figures: dict[str, dict[str, float]] = {}
     for level in OPPONENTS:
         clocked = timed(states, level, args.budget_ms)
@@ -103,6 +118,14 @@ def main() -> None:
         "max_ms": round(max(forced, default=0.0), 3),
     }
     print(f"expert, forced moves: {figures['forced']}")
+    seeded = timed(states, "expert", None, SEEDED_SAMPLES)
+    figures["seeded"] = {
+        "samples": SEEDED_SAMPLES,
+        "median_ms": round(statistics.median(seeded), 3),
+        "p99_ms": round(percentile(seeded, 99), 3),
+        "max_ms": round(max(seeded), 3),
+    }
+    print(f"expert in a seeded match (no clock): {figures['seeded']}")
     seconds = []
     for m in range(args.reviews):
         initial, events = hard_match(args.seed + 1000 + m)

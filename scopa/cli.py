@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import logging
 import socket
@@ -45,19 +46,65 @@ def render_openapi() -> str:
 class _Server(uvicorn.Server):
     """uvicorn's server, ending the app's streams as soon as a shutdown begins: uvicorn
     would otherwise wait on them (clients reconnect to another process with
-    Last-Event-ID)."""
+    Last-Event-ID). Once it listens, it says where to open the client (``ready``)."""
 
-    def __init__(self, config: uvicorn.Config, on_shutdown: Callable[[], None]) -> None:
+    def __init__(self, config: uvicorn.Config, on_shutdown: Callable[[], None], ready: str) -> None:
         super().__init__(config)
         self._on_shutdown = on_shutdown
+        self._ready = ready
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            print(self._ready, flush=True)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self._on_shutdown()
         await super().shutdown(sockets)
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything else starts, as uvicorn binds its own
+    (so a port in use is said at once, not after the migrations and the AI pool)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def browser_address(host: str, port: int) -> str:
+    """Where a browser on this machine opens the server: a wildcard address is no place to
+    browse to, so it is read as localhost."""
+    if host in ("0.0.0.0", "::", ""):
+        host = "localhost"
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
 def _serve(settings: Settings, host: str, port: int, wait_seconds: float) -> int:
+    try:
+        sock = _listen(host, port)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            print(
+                f"scopa serve: port {port} on {host} is in use; "
+                "pick another with --port or SCOPA_PORT",
+                file=sys.stderr,
+            )
+        else:
+            print(f"scopa serve: cannot listen on {host} port {port}: {error}", file=sys.stderr)
+        return 1
+    with sock:
+        return _run(settings, sock, host, wait_seconds)
+
+
+def _run(settings: Settings, sock: socket.socket, host: str, wait_seconds: float) -> int:
     asyncio.run(migrate(settings.database_url, wait_seconds=wait_seconds))
+    port = sock.getsockname()[1]
     log.info("serving on http://%s:%d", host, port)
     app = build_app(settings)
     collector.settle()
@@ -83,7 +130,9 @@ def _serve(settings: Settings, host: str, port: int, wait_seconds: float) -> int
         log_config=None,
         access_log=False,
     )
-    _Server(config, app.state.close_streams).run()
+    _Server(config, app.state.close_streams, f"open {browser_address(host, port)} to play").run(
+        sockets=[sock]
+    )
     return 0
 
 
@@ -99,13 +148,23 @@ def _openapi(output: Path, check: bool) -> int:
     return 0
 
 
-def _parser(settings: Settings) -> argparse.ArgumentParser:
+def build_parser(settings: Settings) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scopa", description="The Scopa game server")
     parser.add_argument("--version", action="version", version=f"scopa {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="migrate the database, then serve the API")
-    serve.add_argument("--host", default=settings.host)
-    serve.add_argument("--port", type=int, default=settings.port)
+    serve.add_argument(
+        "--host",
+        default=settings.host,
+        help="the address to listen on; 0.0.0.0 for every interface "
+        "(SCOPA_HOST, default %(default)s)",
+    )
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=settings.port,
+        help="the port to listen on (SCOPA_PORT, default %(default)s)",
+    )
     worker = commands.add_parser(
         "worker", help="migrate the database, then play AI turns and enforce clocks"
     )
@@ -123,10 +182,17 @@ def _parser(settings: Settings) -> argparse.ArgumentParser:
             type=float,
             default=settings.database_wait_seconds,
             metavar="SECONDS",
-            help="how long to wait for a database that does not answer yet",
+            help="how long to wait for a database that does not answer yet "
+            "(SCOPA_DATABASE_WAIT_SECONDS, default %(default)s)",
         )
     openapi = commands.add_parser("openapi", help="write the OpenAPI document")
-    openapi.add_argument("--output", type=Path, default=OPENAPI_PATH)
+    openapi.add_argument(
+        "--output",
+        type=Path,
+        default=OPENAPI_PATH,
+        metavar="FILE",
+        help="where to write the document, or with --check the one to compare (%(default)s)",
+    )
     openapi.add_argument(
         "--check", action="store_true", help="fail if the file differs instead of writing it"
     )
@@ -145,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args_in[:1] == ["tournament"]:
         return tournament(args_in[1:])
-    args = _parser(settings).parse_args(args_in)
+    args = build_parser(settings).parse_args(args_in)
     json_logging.configure(settings.log_level, filters=[RequestIdFilter()])
     try:
         if args.command == "serve":

@@ -17,6 +17,7 @@ from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
+from litestar.response import Redirect
 
 from scopa.api import __version__
 from scopa.api.clients import Clients
@@ -37,7 +38,7 @@ from scopa.api.controllers.rematch import RematchController
 from scopa.api.controllers.reviews import ReviewController
 from scopa.api.controllers.scores import ScoreController
 from scopa.api.controllers.seats import SeatController
-from scopa.api.controllers.web import start_screen, static_files
+from scopa.api.controllers.web import service_worker, start_screen, static_files
 from scopa.api.cors import Cors
 from scopa.api.errors import NOT_FOUND, ProblemHandler, problem_response
 from scopa.api.metrics import count_active, metrics_controller
@@ -171,6 +172,28 @@ def _problem_if_missing(response: Response[Any]) -> Response[Any]:
     return response
 
 
+def _browser_to_the_docs(request: Request[Any, Any, Any]) -> Response[Any] | None:
+    """A browser asking for /schema (it accepts HTML) is sent to the Swagger UI; an API
+    client keeps the document it always got there."""
+    if request.url.path.rstrip("/") != "/schema" or not _accepts_html(request):
+        return None
+    return Redirect(
+        path="/schema/swagger", status_code=302, headers={"Vary": "Accept"}, media_type="text/plain"
+    )
+
+
+def _accepts_html(request: Request[Any, Any, Any]) -> bool:
+    for item in request.headers.get("accept", "").split(","):
+        media, *parameters = (part.strip() for part in item.split(";"))
+        if media.lower() == "text/html":
+            weights = [p.partition("=")[2] for p in parameters if p.lower().startswith("q=")]
+            try:
+                return not weights or float(weights[0]) > 0
+            except ValueError:
+                return False
+    return False
+
+
 def openapi_config() -> OpenAPIConfig:
     completed = _Completed()
     return OpenAPIConfig(
@@ -179,7 +202,11 @@ def openapi_config() -> OpenAPIConfig:
         description="A game server for the Italian card game Scopa.",
         path="/schema",
         openapi_router=Router(
-            "/schema", route_handlers=[], include_in_schema=False, after_request=_problem_if_missing
+            "/schema",
+            route_handlers=[],
+            include_in_schema=False,
+            before_request=_browser_to_the_docs,
+            after_request=_problem_if_missing,
         ),
         render_plugins=[ContractJson(completed), ContractSwagger(completed)],
         components=Components(
@@ -264,6 +291,7 @@ def create_app(
             ),
             problem_page,
             start_screen,
+            service_worker,
             static_files(),
             swagger_assets(),
         ],
@@ -277,7 +305,7 @@ def create_app(
             "creators": Provide(lambda: creators, use_cache=True, sync_to_thread=False),
             "clients": Provide(lambda: clients, use_cache=True, sync_to_thread=False),
         },
-        exception_handlers={Exception: ProblemHandler(unavailable)},
+        exception_handlers={Exception: ProblemHandler(unavailable, MAX_BODY_BYTES)},
         middleware=[
             RouteMetrics,
             DefineMiddleware(RateLimits, limiters=limiters, counts=counts, clients=clients),

@@ -19,6 +19,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from msgspec import UNSET
 
 from scopa.api.schemas import InvalidParam, Problem
+from scopa.api.wording import expected, reason
 from scopa.contract.views import MoveView
 from scopa.domain.errors import (
     CannotAbort,
@@ -217,8 +218,12 @@ class ProblemHandler:
     """The one exception handler: ``unavailable`` are the storage adapter's outage errors,
     handed in by the composition root so the API never imports infra."""
 
-    def __init__(self, unavailable: tuple[type[BaseException], ...] = ()) -> None:
+    def __init__(
+        self, unavailable: tuple[type[BaseException], ...] = (), max_body_bytes: int = 0
+    ) -> None:
         self.unavailable = unavailable
+        # The app's limit on a body, which a 413 names (0: the title alone).
+        self.max_body_bytes = max_body_bytes
 
     def __call__(self, request: Request[Any, Any, Any], exc: Exception) -> Response[bytes]:
         if isinstance(exc, ApiError):
@@ -236,7 +241,7 @@ class ProblemHandler:
             if isinstance(exc, kind_of):
                 return self._domain(kind, exc)
         if isinstance(exc, HTTPException):
-            return self._http(exc)
+            return self._http(exc, request)
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return problem_response(INTERNAL, "the server failed; the error is logged")
 
@@ -258,24 +263,52 @@ class ProblemHandler:
             return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_QUOTA)})
         return problem_response(kind, detail)
 
-    @staticmethod
-    def _http(exc: HTTPException) -> Response[bytes]:
+    def _http(self, exc: HTTPException, request: Request[Any, Any, Any]) -> Response[bytes]:
         status = exc.status_code
         kind = _HTTP.get(status)
         if kind is None:
             kind = replace(HTTP_ERROR, status=status, title=HTTPStatus(status).phrase)
         params: list[InvalidParam] = []
         if isinstance(exc, ValidationException) and isinstance(exc.extra, list):
+            types_ = _parameter_types(request)
             params = [
-                InvalidParam(str(e.get("key", "")), str(e.get("message", "")))
+                InvalidParam(
+                    str(e.get("key", "")),
+                    reason(str(e.get("message", "")), types_.get(str(e.get("key"))), given=False),
+                )
                 for e in exc.extra
                 if isinstance(e, dict)
             ]
         elif isinstance(exc, ValidationException):
             missing = _MISSING.match(exc.detail)
             if missing is not None:
-                params = [InvalidParam(missing[2], f"required: give this {missing[1]} parameter")]
+                where, name = missing[1], missing[2]
+                takes = _parameter_types(request).get(name)
+                said = f"required: give this {where} parameter"
+                if takes is not None:
+                    said = f"{said}, {expected(takes)}"
+                params = [InvalidParam(name, said)]
         headers = {k: v for k, v in (exc.headers or {}).items() if k.lower() == "allow"}
+        if status == PAYLOAD_TOO_LARGE.status and self.max_body_bytes:
+            return problem_response(kind, f"the body is over {_size(self.max_body_bytes)}")
         # Litestar's own detail quotes the URL, query string (and so ?token=) included.
         detail = "; ".join(f"{p.name}: {p.reason}" for p in params) if params else kind.title
         return problem_response(kind, detail, invalid_params=params, headers=headers)
+
+
+def _parameter_types(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """The types of the parameters of the route ``request`` reached, by name: Litestar
+    checked them, and names them, but words nothing."""
+    handler = request.scope.get("route_handler")
+    model = getattr(handler, "signature_model", None) if handler is not None else None
+    if model is None:
+        return {}
+    return {field.encode_name: field.type for field in msgspec.structs.fields(model)}
+
+
+def _size(count: int) -> str:
+    """A byte count as people write a limit: 64 KiB, 1 MiB, else bytes."""
+    for unit, size in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if count % size == 0:
+            return f"{count // size} {unit}"
+    return f"{count} bytes"

@@ -33,10 +33,13 @@ _TAG = r'(W/)?"[0-9]{1,18}"'
 # Matched on the value without the white space around it (which HTTP strips anyway), so
 # that no run of spaces can be split two ways.
 IF_NONE_MATCH_PATTERN = rf"^(\*|({_TAG})?(\s*,(\s*{_TAG})?)*)$"
-IDEMPOTENCY_KEY_PATTERN = r"^[\x20-\x7e]{1,255}$"
+# HTTP strips the white space around a header value before the server reads it, so a key
+# that the document allowed to begin or end with a space would arrive shorter, or empty:
+# its first and last characters are visible ones.
+IDEMPOTENCY_KEY_PATTERN = r"^[\x21-\x7e]([\x20-\x7e]{0,253}[\x21-\x7e])?$"
 # Where the answer holds a seat token (create, join), the key is the secret that fetches
 # it again: long enough that it can be a random one.
-SECRET_KEY_PATTERN = r"^[\x20-\x7e]{16,255}$"
+SECRET_KEY_PATTERN = r"^[\x21-\x7e][\x20-\x7e]{14,253}[\x21-\x7e]$"
 # Seqs are stored as 32-bit integers: nine digits always fit, and no match comes near.
 MAX_SEQ = 999_999_999
 LAST_EVENT_ID_PATTERN = r"^\s*[0-9]{1,9}\s*$"

@@ -180,14 +180,15 @@ class CreateMatch(Body, frozen=True):
             "first; deals past the list are shuffled from the generator"
         ),
     ] = msgspec.field(default_factory=list)
-    # In range but not a seat of this match is the domain's 422.
+    # A seat of some match (0..3) but not of this one is the domain's 422.
     first_dealer: (
         Annotated[
             int,
             Meta(
                 ge=0,
-                le=MAX_INT64,
-                description="The seat that deals first; left out, the generator draws it",
+                le=3,
+                description="The seat that deals first (0 to 3, and a seat of the match); "
+                "left out, the generator draws it",
             ),
         ]
         | UnsetType

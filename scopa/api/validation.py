@@ -4,7 +4,8 @@ msgspec stops at the first error it meets. Once it has refused a body, this walk
 type beside the value: a Struct member by member (unknown members, missing ones, each
 present one against its own type), a tagged union by its tag, a list item by item;
 anything else goes to msgspec whole. So one mechanism, driven by the Struct types
-themselves, names every bad field of a body at once.
+themselves, names every bad field of a body at once; each reason in words
+(``api.wording``), saying what the field takes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import msgspec
 from msgspec import UnsetType
 
+from scopa.api.wording import REQUIRED_FIELD, UNKNOWN_FIELD, reason, tags
+
 _AT = re.compile(r"^(?P<reason>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
 _FIELD = re.compile(r"^Object (?:contains unknown|missing required) field `(?P<field>[^`]*)`")
 _UNIONS = (Union, types.UnionType)
@@ -23,16 +26,18 @@ _UNIONS = (Union, types.UnionType)
 Problem = tuple[str, str]  # (dotted path, "" for the whole body; reason)
 
 
-def message_problem(message: str, path: str = "") -> Problem:
-    """msgspec's "reason - at `$.seats[1].level`" as ("seats[1].level", "reason"), under
-    ``path``; an unknown or missing field is named by its own path."""
+def message_problem(message: str, path: str = "", type_: Any = None) -> Problem:
+    """msgspec's "reason - at `$.seats[1].level`" as ("seats[1].level", words), under
+    ``path``; an unknown or missing field is named by its own path. ``type_`` is what was
+    expected at ``path``: it words a reason found there."""
     match = _AT.match(message)
-    reason = match["reason"] if match else message
-    at = _join(path, (match and match["path"]) or "")
-    named = _FIELD.match(reason)
+    said = match["reason"] if match else message
+    deeper = (match and match["path"]) or ""
+    at = _join(path, deeper)
+    named = _FIELD.match(said)
     if named:
         at = _join(at, "." + named["field"])
-    return at, reason
+    return at, reason(said, None if deeper or named else type_)
 
 
 def problems(value: object, type_: Any) -> list[Problem]:
@@ -82,7 +87,7 @@ def _fits(value: object, type_: Any, path: str, found: list[Problem]) -> bool:
     try:
         msgspec.convert(value, type=type_)
     except msgspec.ValidationError as exc:
-        found.append(message_problem(str(exc), path))
+        found.append(message_problem(str(exc), path, type_))
         return False
     return True
 
@@ -92,22 +97,28 @@ def _union(value: object, whole: Any, options: list[Any], path: str, found: list
         return
     others = [o for o in options if o is not type(None)]
     if len(others) == 1:
-        _walk(value, others[0], path, found)
+        inner = _unwrap(others[0])[0]
+        if (_is_struct(inner) and isinstance(value, dict)) or (
+            get_origin(inner) is list and isinstance(value, list)
+        ):
+            _walk(value, others[0], path, found)
+        else:  # nothing to walk into: the union's words, null included where it is allowed
+            _fits(value, whole, path, found)
         return
-    tagged = {}
-    for option in others:
-        inner = _unwrap(option)[0]
-        config = inner.__struct_config__ if _is_struct(inner) else None
-        if config is None or config.tag_field is None:
-            break
-        tagged[config.tag_field, config.tag] = inner
-    else:
-        if isinstance(value, dict):
-            for (field, tag), struct in tagged.items():
-                if value.get(field) == tag:
-                    _struct(value, struct, path, found)
-                    return
-    # No member to follow (no tag, an unknown one, an untagged union): msgspec's word.
+    tagged = tags(others)
+    if tagged is not None and isinstance(value, dict):
+        field, names = tagged
+        for option in others:
+            struct = _unwrap(option)[0]
+            if value.get(field) == struct.__struct_config__.tag:
+                _struct(value, struct, path, found)
+                return
+        choice = f"one of {', '.join(names)}"
+        if field not in value:
+            choice = f"{REQUIRED_FIELD}, {choice}"
+        found.append((_join(path, f".{field}"), choice))
+        return
+    # No member to follow (not an object, an untagged union): the union's own words.
     _fits(value, whole, path, found)
 
 
@@ -124,7 +135,7 @@ def _struct(value: object, struct: type[msgspec.Struct], path: str, found: list[
         if field is not None:
             _walk(member, field.type, _join(path, f".{name}"), found)
         elif config.forbid_unknown_fields:
-            found.append((_join(path, f".{name}"), f"Object contains unknown field `{name}`"))
+            found.append((_join(path, f".{name}"), UNKNOWN_FIELD))
     for name, field in fields.items():
         if field.required and name not in value:
-            found.append((_join(path, f".{name}"), f"Object missing required field `{name}`"))
+            found.append((_join(path, f".{name}"), REQUIRED_FIELD))

@@ -16,12 +16,24 @@ view's ``fairness`` once a match is finished) can replay every shuffle: the firs
 deck a shuffle of the unshuffled order (AC 2C .. KC, AD .. KD, AH .. KH, AS .. KS, ranks
 A 2 3 4 5 6 7 J Q K, as ``domain.cards.DECK``), and for each redeal a shuffle of the voided
 deck as it was dealt from. The first deal is drawn when the match becomes active.
+
+The AI's secret (``seeded_ai_secret``) is its own stream: an unseeded match draws it at
+random; a seeded one (given a seed or decks, so its cards are known anyway) derives it,
+so that its AI plays the same moves on every run. SplitMix64 is started at the seed (0
+when none was given) XOR ``AI_STREAM``; for each card of each given deck, in order, it is
+restarted at its next draw XOR the card's index in ``DECK``; the secret is its next draw
+shifted right by one bit (63 bits, as every seed). It reads the seed, never the shuffles'
+generator state, and draws nothing from that generator.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+# Where a seeded match's AI secret is drawn from: any constant apart from the shuffles'.
+AI_STREAM = 0xA1A1_5EED_0F5C_09A0
 
 
 class SplitMix64:
@@ -68,3 +80,12 @@ class SplitMix64:
             j = m >> 64
             items[i], items[j] = items[j], items[i]
         self.state = s
+
+
+def seeded_ai_secret(seed: int | None, decks: Sequence[Sequence[int]] = ()) -> int:
+    """The AI's secret of a seeded match, as the module's docstring defines it."""
+    rng = SplitMix64((seed or 0) ^ AI_STREAM)
+    for deck in decks:
+        for card in deck:
+            rng = SplitMix64(rng.next64() ^ card)
+    return rng.next64() >> 1

@@ -11,6 +11,10 @@ A pool whose process died (SIGKILL, the OOM killer) is broken for good
 (``BrokenProcessPool``): it is replaced by a new one, noticed by the decision that meets
 it or by a check twice a second, and the decision is tried once more on the new pool.
 Until the new pool is up, ``missing`` is true and the observer is told.
+
+A seeded match's decision reads no clock: the expert searches ``SEEDED_SAMPLES`` sampled
+deals, so the same match gets the same moves on every run and machine however loaded.
+Any other decision samples until its time budget is spent.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ CHECK_SECONDS = 0.5
 OVERRUN_SECONDS = 0.020
 # The order of AI work, most urgent first.
 HUMAN_WAITS, FOR_A_HUMAN_SEAT, AI_ONLY, REVIEW = 0, 1, 2, 3
+# The expert's fixed search in a seeded match: measured by ``python -m bench.ai`` to stay
+# inside the default 100 ms budget on one core (docs/ai.md), its slowest decision included.
+SEEDED_SAMPLES = 32
 
 
 def urgency(state: MatchState, seat: int) -> int:
@@ -57,7 +64,12 @@ def _decide(
     state: MatchState, seat: int, level: str, seed: int, budget_ms: float
 ) -> tuple[Move, str, float]:  # runs in a worker: module level, so it pickles
     started = time.perf_counter()
-    move, reason = decide(state, seat, level, seed, budget_ms=budget_ms, clock=time.perf_counter)
+    if state.seeded:
+        move, reason = decide(state, seat, level, seed, samples=SEEDED_SAMPLES)
+    else:
+        move, reason = decide(
+            state, seat, level, seed, budget_ms=budget_ms, clock=time.perf_counter
+        )
     return move, reason, time.perf_counter() - started
 
 
@@ -144,7 +156,8 @@ async def _uncancelled(running: asyncio.Future[T]) -> T:
 
 
 class PooledAi:
-    """``domain.ai.decide`` in ``workers`` processes (0: one thread), ``budget_ms`` each."""
+    """``domain.ai.decide`` in ``workers`` processes (0: one thread), ``budget_ms`` each
+    (a seeded match's decisions a fixed search instead)."""
 
     levels: tuple[str, ...] = LEVELS
 

@@ -80,7 +80,7 @@ def summary(result: TournamentResult) -> dict[str, object]:
     }
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="scopa tournament", description="AI level A against level B, duplicate deals"
     )
@@ -92,14 +92,26 @@ def _parser() -> argparse.ArgumentParser:
         "Elo-scale ratings, the first level at 0",
     )
     p.add_argument("--matches", type=int, default=100, help="matches in all (pairs of two)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--players", type=int, choices=(2, 4), default=2)
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="draws every match's deals: the same seed, the same deals (default %(default)s)",
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 4),
+        default=2,
+        help="seats a match: 2, or 4 in two teams (default %(default)s)",
+    )
     p.add_argument("--target", type=int, default=None, help="points to win (default 11)")
     p.add_argument(
         "--budget-ms",
         type=float,
         default=None,
-        help="expert's clock per decision (wall time); without it decisions are timed in CPU",
+        help="expert's clock per decision (wall time), as the server's SCOPA_AI_BUDGET_MS; "
+        "without it decisions are timed in CPU",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="a line per match on stderr")
@@ -135,7 +147,7 @@ def _report(s: dict[str, object]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     if args.matches < 1:
         print("--matches must be at least 1", file=sys.stderr)
         return 2

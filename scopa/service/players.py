@@ -84,7 +84,13 @@ class Accounts:
             )
             return answer
 
-        return await self.once.run("register", key, fingerprint, Registered, run)
+        registered = await self.once.run("register", key, fingerprint, Registered, run)
+        # A retry replays the first answer, which names the player and its first token: if
+        # the player was deleted since, neither exists, and the handle is never given out
+        # again, so the retry meets what a new registration of it would.
+        if key is not None and await self.players.player(handle) is None:
+            raise HandleTaken(f"the handle {handle!r} belonged to a player since deleted")
+        return registered
 
     def _new_token(self, handle: str, label: str, now: float) -> tuple[PlayerToken, str]:
         return PlayerToken(new_token_id(), handle, label, now), new_player_token()

@@ -252,7 +252,8 @@ class AiPlayer(Protocol):
     levels: tuple[str, ...]
 
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
-        """The move ``level`` plays for ``seat``, and why."""
+        """The move ``level`` plays for ``seat``, and why; in a seeded match, the same
+        move for the same arguments whatever the time it takes (no clock decides it)."""
 
     async def review(self, initial: MatchState, events: Sequence[StoredEvent], seat: int) -> Review:
         """``domain.ai.review`` of the finished match ``events`` took from ``initial``."""

@@ -14,6 +14,7 @@ from scopa.domain.errors import InvalidSetup, MatchNotActive, SeatNotOpen
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, Seat, join, new_match, offer_rematch, rematch_of
 from scopa.domain.rated import format_of
+from scopa.domain.rng import seeded_ai_secret
 from scopa.domain.rules import Rules, make_rules
 from scopa.service.answers import Created, Joined, Rematch, Rematched, SeatToken
 from scopa.service.callers import Caller, Callers
@@ -130,6 +131,9 @@ class Seating:
         if setup.rated:
             problems.extend(_unratable(setup, seats, rules))
         seed = setup.seed if setup.seed is not None else new_seed()
+        # A seeded match's cards are known to its creator anyway: its AI secret is derived,
+        # so the same setup gets the same AI moves on every run and every server.
+        ai_secret = seeded_ai_secret(setup.seed, setup.decks) if seeded else new_seed()
         try:
             created = new_match(
                 rules,
@@ -138,7 +142,7 @@ class Seating:
                 setup.decks,
                 setup.first_dealer,
                 seeded=seeded,
-                ai_secret=new_seed(),
+                ai_secret=ai_secret,
                 rated=setup.rated,
             )
         except InvalidSetup as refused:
@@ -259,6 +263,7 @@ class Seating:
     ) -> Rematch:
         claims = await self.reads.seat_tokens(old.id)
         match_id = new_match_id()
+        # A rematch is unseeded, a fresh secret shuffle: its AI secret is drawn as well.
         state, events = rematch_of(old.state, seat, claims, new_seed(), new_seed())
         offered, offer_events = offer_rematch(old.state, match_id)
         token = new_token()

@@ -48,7 +48,7 @@ def test_frozen_levels_keep_their_decisions(level: str, players: int) -> None:
 
 def test_frozen_levels_are_opponents_not_levels_offered_to_players() -> None:
     assert LEVELS == ("easy", "medium", "hard", "expert")
-    assert set(OPPONENTS) == {*LEVELS, "hard-v1", "expert-v1"}
+    assert set(OPPONENTS) == {*LEVELS, "hard-v1", "expert-v1", "pimc"}
 
 
 def test_the_server_reaches_the_frozen_levels_only_through_decide() -> None:

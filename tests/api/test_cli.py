@@ -3,7 +3,9 @@ start-up failures as one clear line."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import socket
@@ -20,7 +22,8 @@ from typing import Any
 import httpx
 import pytest
 
-from scopa.cli import main, render_openapi
+from scopa.cli import browser_address, build_parser, main, render_openapi
+from scopa.infra import tournament
 from scopa.infra.settings import Settings, SettingsError
 from tests.support.databases import PG_HOST
 from tests.support.server_process import ROOT, free_port, start_server
@@ -106,6 +109,82 @@ def test_serve_migrates_and_serves_with_json_logs(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
     assert any(line["logger"] == "scopa.access" and line["request_id"] for line in lines)
     assert token not in stderr
+    assert f"open {base}/ to play" in stderr.splitlines()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_a_port_in_use_is_one_line_at_once(host: str) -> None:
+    with socket.socket() as taken:
+        taken.bind((host, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # A database that never answers, waited for far longer than the bound below: the
+        # port must be refused before the database is even tried.
+        url = f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/scopa"
+        env = {"SCOPA_PORT": str(port), "SCOPA_DATABASE_URL": url}
+        env["SCOPA_DATABASE_WAIT_SECONDS"] = "300"
+        started = time.monotonic()
+        result = scopa("serve", "--host", host, env=env, seconds=120)
+    # Liveness only (imports alone take seconds on a loaded machine): no database wait.
+    assert time.monotonic() - started < 100
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"scopa serve: port {port} on {host} is in use; pick another with --port or SCOPA_PORT"
+    ]
+    assert result.stdout == ""
+
+
+def _options(command: argparse.ArgumentParser) -> list[tuple[str, argparse.Action]]:
+    """Every option of ``command`` and of its subcommands, by the command line naming it."""
+    found = []
+    for action in command._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                found += _options(sub)
+        elif not isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+            found.append((f"{command.prog} {'/'.join(action.option_strings)}", action))
+    return found
+
+
+def test_every_option_says_what_it_does_and_which_setting_it_mirrors() -> None:
+    # Each setting at a value of its own, so that an option defaulting to one is seen.
+    numbers = iter(range(40_001, 50_000))
+    settings = Settings(
+        **{
+            f.name: type(f.default)(next(numbers))
+            for f in dataclasses.fields(Settings)
+            if type(f.default) in (int, float)
+        },
+        host="192.0.2.7",
+    )
+    mirrored = {
+        getattr(settings, f.name): f.name
+        for f in dataclasses.fields(Settings)
+        if type(f.default) in (int, float, str) and getattr(settings, f.name) != ""
+    }
+    options = _options(build_parser(settings)) + _options(tournament.build_parser())
+    assert len(options) > 15
+    unhelpful = [name for name, action in options if not (action.help or "").strip()]
+    assert not unhelpful
+    named = 0
+    for name, action in options:
+        field = mirrored.get(action.default)
+        if field is not None and not isinstance(action.default, bool):
+            variable = f"SCOPA_{field.upper()}"
+            assert variable in str(action.help), f"{name} mirrors {variable} but does not say so"
+            # The variable named is the one the settings read.
+            default = action.default
+            value = default if isinstance(default, str) else str(int(default))  # all whole
+            assert getattr(Settings.from_env({variable: value}), field) == action.default
+            named += 1
+    assert named >= 5  # --host, --port, and --wait on serve, worker and migrate
+
+
+def test_the_address_to_open_is_one_a_browser_reaches() -> None:
+    assert browser_address("127.0.0.1", 8000) == "http://127.0.0.1:8000/"
+    assert browser_address("0.0.0.0", 8000) == "http://localhost:8000/"
+    assert browser_address("::", 8080) == "http://localhost:8080/"
+    assert browser_address("::1", 8000) == "http://[::1]:8000/"
 
 
 def scopa(*args: str, env: dict[str, str], seconds: float = 60) -> subprocess.CompletedProcess[str]:
@@ -117,7 +196,8 @@ def _scopa(args: tuple[str, ...], env: dict[str, str]) -> dict[str, Any]:
     return {
         "args": [sys.executable, "-m", "scopa.cli", *args],
         "cwd": ROOT,
-        "env": {**os.environ, "SCOPA_AI_WORKERS": "1", **env},
+        # A port of its own: `serve` binds it before anything else, 8000 may be taken.
+        "env": {**os.environ, "SCOPA_AI_WORKERS": "1", "SCOPA_PORT": str(free_port()), **env},
         "stdin": subprocess.DEVNULL,
         "text": True,
     }

@@ -298,6 +298,21 @@ async def test_a_deleted_player_leaves_its_matches_and_keeps_its_handle(
     assert seat["name"] == "deleted player"
 
 
+async def test_a_retried_registration_of_a_deleted_player_is_refused(stored: InProcess) -> None:
+    """The replay would hand out a player and a token that no longer exist."""
+    client = stored.client
+    keyed = {"json": {"handle": "brief"}, "headers": {"Idempotency-Key": "k" * 16}}
+    first = await client.post("/v1/players", **keyed)
+    assert first.status_code == 201
+    replayed = await client.post("/v1/players", **keyed)
+    assert replayed.json() == first.json()
+    deleted = await client.delete("/v1/me", headers=bearer(token_of(first.json())))
+    assert deleted.status_code == 204
+    retried = await client.post("/v1/players", **keyed)
+    assert (retried.status_code, problem_type(retried)) == (409, "handle-taken")
+    assert (await client.get("/v1/players/brief")).status_code == 404
+
+
 async def test_a_rated_four_player_match_rates_each_player_against_the_other_team(
     stored: InProcess,
 ) -> None:

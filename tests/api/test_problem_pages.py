@@ -59,3 +59,21 @@ async def test_the_swagger_ui_stays(client: Client) -> None:
     answer = await client.get("/schema/swagger")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("path", ["/schema", "/schema/"])
+async def test_a_browser_at_schema_is_sent_to_the_docs(client: Client, path: str) -> None:
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    answer = await client.get(path, headers={"Accept": browser})
+    assert answer.status_code == 302
+    assert answer.headers["location"] == "/schema/swagger"
+    assert "accept" in answer.headers["vary"].lower()
+
+
+@pytest.mark.parametrize("accept", [None, "*/*", "application/json", "text/html;q=0"])
+async def test_an_api_client_at_schema_still_gets_the_document(
+    client: Client, accept: str | None
+) -> None:
+    answer = await client.get("/schema", headers={"Accept": accept} if accept else {})
+    assert answer.status_code == 200
+    assert answer.json()["openapi"].startswith("3.")

@@ -87,7 +87,10 @@ async def test_refusals(stored: InProcess) -> None:
     early = await review(client, match_id, 0)
     assert (early.status_code, problem_type(early)) == (409, "match-not-finished")
     done = await finished(client)
-    for seat in (2, 3, -1, 9, "one", "01"):
+    for seat in (2, 3):
+        lacking = await review(client, done, seat)
+        assert (lacking.status_code, problem_type(lacking)) == (404, "no-such-seat"), seat
+    for seat in (-1, 9, "one", "01"):
         refused = await review(client, done, seat)
         assert (refused.status_code, problem_type(refused)) == (400, "validation-error"), seat
     missing = await client.get(f"/v1/matches/{done}/review")

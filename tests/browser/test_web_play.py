@@ -46,7 +46,6 @@ def test_a_whole_match_against_easy_ai_by_clicking_only(
 ) -> None:
     client = open_page(init_script=COUNT_CHIMES)
     client.page.goto("/")
-    client.shoot("start-desktop")
     client.start("ai", level="easy")
     assert client.state() == "turn"
     client.page.locator(".hand.own .card.playable").first.click()
@@ -231,7 +230,6 @@ def test_the_phone_sized_screen(open_page: Callable[..., WebClient]) -> None:
     client = open_page(phone=True)
     page = client.page
     page.goto("/")
-    client.shoot("start-phone", full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     client.start("ai", level="easy")
     for move in range(4):

@@ -79,7 +79,7 @@ def test_a_rated_challenge_to_the_computer_charts_the_rating(
     assert page.inner_text("#profile-rating").startswith("Rating ")
     assert "(provisional)" in page.inner_text("#profile-rating")
     label = page.get_attribute("#profile-chart svg", "aria-label") or ""
-    assert label.startswith("Rating over the last 1 rated matches, now ")
+    assert label.startswith("Rating over the last rated match, now ")
     assert "Chart" in page.inner_text("#provisional-rows")
     assert "Against the easy computer: lost, 0-0, rated" in page.inner_text("#profile-matches")
 

@@ -34,6 +34,8 @@ MID = "{id}"  # the fixed match's id, put in by the runner
 # In the fixed match seat 1 is to play, holding 7C 5S KH, with 2C 5H 3D 4S on the table:
 # 7C takes 2C+5H or 3D+4S, 5S must take 5H; seat 0 holds AC AD AH.
 MOVER = 1
+# msgspec's and Litestar's own phrasing, which no answer may show: reasons are in words.
+RAW = ("Expected `", "regex", "Invalid enum value", "Invalid value", "Object ", "Missing required")
 
 
 def _json(value: Any) -> bytes:
@@ -208,6 +210,12 @@ TABLE: list[Bad] = [
     _new("create: Idempotency-Key of 256", _create(), headers={"Idempotency-Key": "k" * 256}),
     # It fetches the seat tokens again: too short to be a secret.
     _new("create: Idempotency-Key of 15", _create(), headers={"Idempotency-Key": "k" * 15}),
+    # HTTP would strip the space: the key would arrive 15 characters long.
+    _new(
+        "create: Idempotency-Key ending in a space",
+        _create(),
+        headers={"Idempotency-Key": "k" * 15 + " "},
+    ),
     _new(
         "create: Idempotency-Key in UTF-8",
         _create(),
@@ -573,6 +581,9 @@ def _problems(bad: Bad, answer: Any) -> list[str]:
         wrong.append(f"type {body.get('type')}, not {bad.problem}")
     if body.get("status") != answer.status_code or not body.get("title") or not body.get("detail"):
         wrong.append(f"not a complete problem: {body}")
+    said = [str(body.get("detail")), *(str(p) for p in body.get("invalid_params", []))]
+    if any(raw in words for raw in RAW for words in said):
+        wrong.append(f"not in words: {body}")
     return wrong
 
 

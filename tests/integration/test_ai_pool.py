@@ -1,5 +1,6 @@
 """The AI pool (infra.ai_pool): decisions let in most urgent first, a caller that leaves
-costs no decision, and a pool that lost a process is replaced while ``missing`` says so."""
+costs no decision, a pool that lost a process is replaced while ``missing`` says so, and
+a seeded match's decisions are a fixed search that no clock cuts short."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ import asyncio
 import os
 import time
 
+import msgspec
 import pytest
 
-from scopa.domain.match import MatchState, Seat, legal_moves, new_match
+from scopa.domain.ai import decide
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
 from scopa.domain.rules import make_rules
 from scopa.infra.ai_pool import (
     AI_ONLY,
     FOR_A_HUMAN_SEAT,
     HUMAN_WAITS,
+    SEEDED_SAMPLES,
     PooledAi,
     PriorityGate,
     urgency,
@@ -121,3 +125,21 @@ async def test_a_pool_that_lost_a_process_is_replaced_and_decides_again() -> Non
         assert seen.decisions == ["easy"]
     finally:
         await ai.close()
+
+
+async def test_a_seeded_match_is_searched_a_fixed_amount_and_an_unseeded_one_on_the_clock() -> None:
+    seats = (Seat("human"), Seat("ai", "expert"))
+    state, _ = new_match(make_rules(), seats, seed=7, first_dealer=1)
+    state, _ = play(state, 0, legal_moves(state)[2])  # QH takes QS: the expert has 3 moves
+    unseeded = msgspec.structs.replace(state, seeded=False)
+    fixed = decide(state, 1, "expert", 99, samples=SEEDED_SAMPLES)
+    assert fixed[1].endswith(f"over {SEEDED_SAMPLES} sampled deals")
+    for budget_ms in (1, 1000):
+        ai = PooledAi(0, budget_ms=budget_ms)
+        try:
+            assert await ai.decide(state, 1, "expert", 99) == fixed
+            if budget_ms == 1:
+                hurried = await ai.decide(unseeded, 1, "expert", 99)
+        finally:
+            await ai.close()
+    assert hurried[1].endswith("over 4 sampled deals")  # the clock stopped it at the least

@@ -1,10 +1,13 @@
 """compose.yaml and the Dockerfile agree with each other and with the server's settings:
 what `docker compose up` would run, checked without Docker; the image installs the pinned
-versions of constraints.txt."""
+versions of constraints.txt. compose.yaml takes every secret from `.env`, which neither git
+nor the image build gets, and which .env.example describes: the file is read here as
+compose reads it, its variables filled in from that example."""
 
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import importlib.metadata
 import json
 import re
@@ -24,9 +27,86 @@ from scopa.infra.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+# compose's interpolation: `$$` is a dollar sign; `${NAME}`, `${NAME:?message}` (and the
+# other operators) or `$NAME` a variable of the environment or of `.env`.
+REFERENCE = re.compile(
+    r"\$(?:\$|\{(?P<braced>[A-Za-z_]\w*)(?:(?P<op>:?[-?+])(?P<arg>[^}]*))?\}|(?P<bare>[A-Za-z_]\w*))"
+)
+# Settings kept out of their repr are the secrets; beside them, the database's password.
+SECRET_SETTINGS = {f"SCOPA_{f.name.upper()}" for f in dataclasses.fields(Settings) if not f.repr}
+SECRET_NAME = re.compile(r"PASSWORD|SECRET|TOKEN|_KEY$")
+
+
+class Refused(Exception):
+    """compose would not start: a required variable is missing or empty."""
+
+
+def references(node: object) -> list[re.Match[str]]:
+    """Every variable reference in a parsed compose file's values, in order."""
+    if isinstance(node, dict):
+        return [m for key, value in node.items() for m in references(key) + references(value)]
+    if isinstance(node, list):
+        return [m for value in node for m in references(value)]
+    if isinstance(node, str):
+        return [m for m in REFERENCE.finditer(node) if m[0] != "$$"]
+    return []
+
+
+def interpolate(node: Any, env: dict[str, str]) -> Any:
+    """``node`` with its variables filled in from ``env`` as compose fills them."""
+    if isinstance(node, dict):
+        return {interpolate(k, env): interpolate(v, env) for k, v in node.items()}
+    if isinstance(node, list):
+        return [interpolate(value, env) for value in node]
+    if not isinstance(node, str):
+        return node
+
+    def fill(match: re.Match[str]) -> str:
+        if match[0] == "$$":
+            return "$"
+        name = match["braced"] or match["bare"]
+        op, arg = match["op"] or "", match["arg"] or ""
+        value = env.get(name)
+        unset = value is None or (op.startswith(":") and value == "")
+        if op.endswith("?") and unset:
+            raise Refused(f"{name}: {arg}")
+        if op.endswith("-") and unset:
+            return arg
+        if op.endswith("+"):
+            return "" if unset else arg
+        return value or ""
+
+    return REFERENCE.sub(fill, node)
+
+
+def env_file(path: Path) -> dict[str, str]:
+    """A compose env file: KEY=value lines, comments and blank lines between them."""
+    pairs = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            name, equals, value = line.partition("=")
+            assert equals, f"not KEY=value: {line!r}"
+            assert re.fullmatch(r"[A-Za-z_]\w*", name), f"not a variable name: {line!r}"
+            assert name not in pairs, f"{name} twice"
+            pairs[name] = value
+    return pairs
+
+
 @pytest.fixture(scope="module")
-def compose() -> dict[str, Any]:
+def example() -> dict[str, str]:
+    return env_file(ROOT / ".env.example")
+
+
+@pytest.fixture(scope="module")
+def raw_compose() -> dict[str, Any]:
+    """compose.yaml as written, its variables not filled in."""
     return dict(yaml.safe_load((ROOT / "compose.yaml").read_text()))
+
+
+@pytest.fixture(scope="module")
+def compose(raw_compose: dict[str, Any], example: dict[str, str]) -> dict[str, Any]:
+    """What compose runs with .env.example copied to .env."""
+    return dict(interpolate(raw_compose, example))
 
 
 @pytest.fixture(scope="module")
@@ -361,3 +441,74 @@ def test_every_variable_set_is_one_the_settings_read(services: dict[str, Any]) -
             # And the variable is what set it, not a default that happens to match.
             moved = Settings.from_env({**env, variable: _another(field, value)})
             assert getattr(moved, field) != value, f"{name}: {variable} is not read"
+
+
+def test_compose_reads_every_variable_from_the_env_file_or_refuses_to_start(
+    raw_compose: dict[str, Any], example: dict[str, str]
+) -> None:
+    found = references(raw_compose)
+    assert found
+    for match in found:
+        # Required: no default to fall back on, and an empty value refused as well.
+        assert match["op"] == ":?", match[0]
+        assert ".env" in match["arg"], f"the message names the file to fill in: {match[0]}"
+    for name in example:
+        for env in ({k: v for k, v in example.items() if k != name}, {**example, name: ""}):
+            with pytest.raises(Refused, match=name):
+                interpolate(raw_compose, env)
+
+
+def test_every_secret_comes_from_the_env_file(
+    raw_compose: dict[str, Any], compose: dict[str, Any], example: dict[str, str]
+) -> None:
+    secrets_set = 0
+    for name, service in raw_compose["services"].items():
+        for variable, value in environment(service).items():
+            if variable in SECRET_SETTINGS or SECRET_NAME.search(variable):
+                assert REFERENCE.fullmatch(value), f"{name}: {variable} is written in compose.yaml"
+                secrets_set += 1
+            if variable == "SCOPA_DATABASE_URL":
+                password = re.fullmatch(r"[^:]+://[^:@/]+:(.+)@[^@]+", value)
+                assert password, f"{name}: the database URL has no password"
+                assert REFERENCE.fullmatch(password[1]), f"{name}: the database password"
+    assert secrets_set
+    # Nor is any secret's value written anywhere else in the file.
+    text = (ROOT / "compose.yaml").read_text()
+    for variable, value in example.items():
+        assert value not in text, variable
+    # Every API replica keeps /metrics to the token's bearer.
+    for name, replica in by_command(compose["services"], "serve").items():
+        assert Settings.from_env(environment(replica)).metrics_token, name
+
+
+def test_the_example_env_file_defines_every_variable_compose_reads(
+    raw_compose: dict[str, Any], example: dict[str, str]
+) -> None:
+    read = {m["braced"] or m["bare"] for m in references(raw_compose)}
+    assert set(example) == read
+    lines = (ROOT / ".env.example").read_text().splitlines()
+    for name, value in example.items():
+        assert value, f"{name} has no placeholder"
+        # A placeholder, never a working secret, with a comment that says what it is.
+        assert "replace" in value, f"{name}={value!r}"
+        above = lines[lines.index(f"{name}={value}") - 1]
+        assert above.startswith("#"), f"{name} has no comment"
+    # The password goes into the database URL unescaped.
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", example["POSTGRES_PASSWORD"])
+
+
+def ignores(ignore_file: Path, path: str) -> bool:
+    """Whether one of ``ignore_file``'s patterns (no negations there) matches ``path``."""
+    patterns = [
+        line.strip().lstrip("/")
+        for line in ignore_file.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert not any(p.startswith("!") for p in patterns)
+    return any(fnmatch.fnmatch(path, p) for p in patterns)
+
+
+def test_the_env_file_stays_out_of_git_and_of_the_image() -> None:
+    for ignore_file in (ROOT / ".gitignore", ROOT / ".dockerignore"):
+        assert ignores(ignore_file, ".env"), ignore_file.name
+    assert not ignores(ROOT / ".gitignore", ".env.example")

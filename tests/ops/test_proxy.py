@@ -1,7 +1,8 @@
 """deploy/nginx.conf, the proxy compose.yaml puts in front of the API replicas, agrees
 with compose.yaml and with the app: it reaches every replica on its port, drops slow
 clients, caps connections per client address, passes that address on to a server that
-believes it from the proxy alone, streams events unbuffered, and logs no query string.
+believes it from the proxy alone, streams events unbuffered, logs no query string, and
+never serves /metrics (tests/ops/test_metrics_through_proxy.py tries it for real).
 Checked without Docker; with nginx installed, ``nginx -t`` checks the syntax as well."""
 
 from __future__ import annotations
@@ -98,6 +99,11 @@ def role(services: dict[str, Any], command: str) -> dict[str, Any]:
     }
 
 
+def metrics_location(server: Directive) -> Directive:
+    (found,) = [loc for loc in server.all("location") if "/metrics" in loc.args]
+    return found
+
+
 def stream_location(server: Directive) -> Directive:
     (found,) = [loc for loc in server.all("location") if loc.args[0] == "~"]
     return found
@@ -116,7 +122,8 @@ def test_the_upstreams_are_the_api_replicas_on_their_ports(
     name = upstream.args[0]
     server = http.one("server")
     for location in server.all("location"):
-        assert location.value("proxy_pass") == f"http://{name}"
+        if location is not metrics_location(server):
+            assert location.value("proxy_pass") == f"http://{name}"
 
 
 def test_the_proxy_is_what_compose_publishes(server: Directive, services: dict[str, Any]) -> None:
@@ -203,6 +210,21 @@ def test_the_stream_location_is_the_stream_route_alone(server: Directive) -> Non
     for other in ("/v1/matches/m_5kX2q/events", "/v1/matches", "/v1/matches/m/moves"):
         assert not pattern.search(other), other
     assert STREAM_PATH in (ROOT / "openapi" / "openapi.json").read_text()
+
+
+def test_metrics_are_refused_at_the_proxy_whatever_the_request_carries(
+    server: Directive,
+) -> None:
+    location = metrics_location(server)
+    # A prefix that stops the search: no regex location can take /metrics... back.
+    assert location.args == ["^~", "/metrics"]
+    assert not location.all("proxy_pass")
+    status, body = location.one("return").args
+    assert status == "404"
+    assert location.value("default_type") == "application/problem+json"
+    assert '"status":404' in body
+    # Nothing there tells a request with the token from one without.
+    assert not location.all("if")
 
 
 def test_the_access_log_holds_no_query_string(http: Directive) -> None:

@@ -13,6 +13,7 @@ from scopa.domain.errors import MatchNotActive, SeatNotOpen
 from scopa.domain.events import RematchOffered, SeatJoined
 from scopa.domain.match import MatchState, Seat, legal_moves
 from scopa.domain.moves import Move
+from scopa.service.changes import ai_seed
 from scopa.service.errors import MatchNotFinished
 from scopa.service.seating import Setup
 from scopa.service.services import Services
@@ -223,14 +224,20 @@ class SeedRecordingAi(FirstMoveAi):
 
 
 async def test_the_ais_randomness_is_not_the_seeds() -> None:
-    """Two matches dealt from one seed: the same cards, but the AI's draws differ, as they
-    come from each match's own secret."""
+    """The AI draws from a secret apart from the shuffles' generator: derived from the seed
+    in a seeded match, so two matches dealt from one seed get the same AI draws, and drawn
+    at random in an unseeded one."""
     ai = SeedRecordingAi()
-    service = fake_service(FakeStore(), ai=ai)
-    setup = Setup(seats=(Seat("ai", "easy"), Seat("human")), seed=5, first_dealer=1)
-    first, second = [await service.seating.create(setup, None, "fp") for _ in range(2)]
-    assert first.match.seats == second.match.seats
-    for created in (first, second):
+    store = FakeStore()
+    service = fake_service(store, ai=ai)
+    seats = (Seat("ai", "easy"), Seat("human"))
+    from_generator = []
+    for seed in (5, 5, None, None):
+        created = await service.seating.create(Setup(seats, seed=seed, first_dealer=1), None, "fp")
+        state = store.records[created.match.id].state
+        from_generator.append(ai_seed(msgspec.structs.replace(state, ai_secret=0)))
         await service.ai_work.advance_ai(created.match.id)
-    one, two = ai.seeds
-    assert one != two
+    one, two, three, four = ai.seeds
+    assert one == two
+    assert three != four
+    assert not set(ai.seeds) & set(from_generator)

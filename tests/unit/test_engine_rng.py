@@ -12,7 +12,7 @@ import pytest
 from scopa.domain.cards import DECK, names
 from scopa.domain.events import DealStarted, Redeal
 from scopa.domain.match import Seat, new_match
-from scopa.domain.rng import SplitMix64
+from scopa.domain.rng import AI_STREAM, SplitMix64, seeded_ai_secret
 from scopa.domain.rules import make_rules
 from tests.unit import reference
 from tests.unit.build import play_through
@@ -122,3 +122,31 @@ def test_explicit_decks_draw_nothing() -> None:
     assert list(first.deck) == names(given)
     # Deal 2 is the first one shuffled: the generator's first draw, the dealer being named.
     assert [list(second.deck)] == documented_draws(5, 2, 0, [("deal", 2)])[1]
+
+
+def test_a_seeded_matchs_ai_secret_follows_its_definition() -> None:
+    """The AI secret of a seeded match, from the plain generator as rng.py defines it."""
+
+    def defined(seed: int | None, decks: list[list[str]]) -> int:
+        rng = reference.SplitMix64((seed or 0) ^ AI_STREAM)
+        for deck in decks:
+            for card in deck:
+                rng = reference.SplitMix64(rng.next64() ^ reference.ALL_CARDS.index(card))
+        return rng.next64() >> 1
+
+    deck = names(DECK)
+    cases = [(7, []), (0, []), (2**63 - 1, []), (None, [deck]), (7, [deck, deck[::-1]])]
+    for seed, decks in cases:
+        as_ints = [[DECK[deck.index(card)] for card in d] for d in decks]
+        assert seeded_ai_secret(seed, as_ints) == defined(seed, decks)
+    assert seeded_ai_secret(7) == 4268391115647967232  # pinned: the README's match uses it
+    assert seeded_ai_secret(None, [DECK]) != seeded_ai_secret(None, [DECK[::-1]])
+
+
+def test_the_ai_secret_is_no_state_of_the_shuffles_generator() -> None:
+    shuffles = SplitMix64(7)
+    states = {7}
+    for _ in range(1000):
+        shuffles.next64()
+        states.add(shuffles.state)
+    assert seeded_ai_secret(7) not in states

@@ -31,7 +31,7 @@ IdempotencyKey = Annotated[
     HeaderParameter(
         name="Idempotency-Key",
         description="Replays the first successful answer to a retry with an equal body "
-        "(1 to 255 printable ASCII characters)",
+        "(1 to 255 printable ASCII characters, no space at either end)",
         required=False,
         schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN},
     ),
@@ -54,7 +54,8 @@ SecretIdempotencyKey = Annotated[
     HeaderParameter(
         name="Idempotency-Key",
         description="Replays the first successful answer, seat tokens included, to a retry "
-        "with an equal body (16 to 255 printable ASCII characters): a secret, as it fetches "
+        "with an equal body (16 to 255 printable ASCII characters, no space at either end): "
+        "a secret, as it fetches "
         "the tokens again, so send a random one (a UUID)",
         required=False,
         schema_extra={"pattern": SECRET_KEY_PATTERN},

@@ -55,7 +55,8 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "outside its set or range, or a card outside the notation; or a query parameter or "
         'header is malformed (an If-Match that is not "17", W/"17" or *, an '
         "Idempotency-Key of the wrong length, a wait above 30). invalid_params names every "
-        "bad field, as a dotted path with indexes in brackets (seats[1].level).",
+        "bad field, as a dotted path with indexes in brackets (seats[1].level), with what "
+        "it takes (one of easy, medium, hard, expert).",
         "Correct each field invalid_params names, as the OpenAPI document at "
         "/schema/openapi.json describes it, and send the request again. Sent unchanged, it "
         "gets the same answer.",

@@ -8,13 +8,11 @@ from litestar import Controller, Request, Response, get
 from litestar.params import QueryParameter
 
 from scopa.api.controllers.params import SEAT_TOKEN, MatchId, Service, identify
-from scopa.api.errors import invalid
 from scopa.api.head import Unsent, is_head
 from scopa.api.openapi import AI_UNAVAILABLE_503, RATE_LIMIT_HEADERS, problems
 from scopa.api.parsing import query_integers
 from scopa.api.ratelimit import REVIEWS
 from scopa.contract.review import Review, review_view
-from scopa.domain.errors import NoSuchSeat
 
 
 class ReviewController(Controller):
@@ -25,8 +23,9 @@ class ReviewController(Controller):
     @get(
         operation_id="getReview",
         summary="What the expert would have played, card by card, for one seat",
-        description="For a finished match (409 before), each card `seat` played, in order, "
-        "with the move the expert would have chosen knowing only what that seat knew then "
+        description="For a finished match (409 before; 404 for a seat it lacks), each card "
+        "`seat` played, in order, with the move the expert would have chosen knowing only "
+        "what that seat knew then "
         "(its hand, the table, every card played and by whom, and under reveal_ai_hands "
         "the AI hands shown; never the cards it could not see), and how many expected deal "
         "points the play gave away against it. No token needed. The first request computes "
@@ -54,10 +53,9 @@ class ReviewController(Controller):
     ) -> Response[Review]:
         query_integers(request, "seat")
         caller = await identify(request, service, match_id)
-        try:
-            review = await service.records.review(caller, seat, compute=not is_head())
-        except NoSuchSeat as missing:  # a query parameter out of range: API.md's 400
-            raise invalid("seat", str(missing)) from missing
+        # A seat in 0..3 that the match lacks is a 404 no-such-seat, as for a join: no
+        # document can say which seats a match has, so it is not the request's form.
+        review = await service.records.review(caller, seat, compute=not is_head())
         if review is None:
             return Unsent("application/json")
         return Response(review_view(review))

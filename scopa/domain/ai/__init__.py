@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, get_args
 
-from scopa.domain.ai import easy, expert, hard, medium
+from scopa.domain.ai import easy, expert, hard, medium, pimc
 from scopa.domain.ai.frozen import expert_v1, hard_v1
 from scopa.domain.ai.knowledge import Knowledge, knowledge_of
 from scopa.domain.errors import MatchNotActive, NotYourTurn, ScopaError
@@ -23,7 +23,9 @@ Level = Literal["easy", "medium", "hard", "expert"]
 LEVELS: tuple[Level, ...] = get_args(Level)
 # The levels as they were before 0.4.0, kept frozen as tournament opponents only.
 FROZEN = ("hard-v1", "expert-v1")
-OPPONENTS: tuple[str, ...] = (*LEVELS, *FROZEN)
+# The public kind of Scopa AI the expert is measured against: tournaments only, too.
+SPARRING = ("pimc",)
+OPPONENTS: tuple[str, ...] = (*LEVELS, *FROZEN, *SPARRING)
 # The share of a time budget the expert spends sampling: the rest absorbs the work before
 # and after the samples and a busy machine's jitter, so the budget holds.
 CLOCK_SHARE = 0.9
@@ -79,6 +81,8 @@ def _choose(
         return hard.choose(k, rng)
     if level == "hard-v1":
         return hard_v1.choose(k)
+    if level == "pimc":
+        return pimc.choose(k, rng)
     search = expert.choose if level == "expert" else expert_v1.choose
     if budget_ms is None or clock is None:
         return search(k, rng, samples)
@@ -86,4 +90,13 @@ def _choose(
     return search(k, rng, samples, lambda: deadline - clock())
 
 
-__all__ = ["LEVELS", "OPPONENTS", "Knowledge", "Level", "UnknownLevel", "decide", "knowledge_of"]
+__all__ = [
+    "LEVELS",
+    "OPPONENTS",
+    "SPARRING",
+    "Knowledge",
+    "Level",
+    "UnknownLevel",
+    "decide",
+    "knowledge_of",
+]

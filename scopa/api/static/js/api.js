@@ -1,5 +1,7 @@
 // The HTTP API, as the public contract describes it: one method per route.
 
+import { t } from "./i18n.js";
+
 const JSON_TYPE = "application/json";
 // Larger than any seq: the events page after it is empty but still tells the latest seq.
 const BEYOND_ANY_SEQ = 999999999;
@@ -7,7 +9,7 @@ const BEYOND_ANY_SEQ = 999999999;
 /** A problem+json answer (or a network failure, status 0). */
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem?.detail || problem?.title || (status ? `HTTP ${status}` : "The server cannot be reached"));
+    super(problem?.detail || problem?.title || (status ? `HTTP ${status}` : t("common.unreachable")));
     this.status = status;
     this.problem = problem;
     // ".../problems/not-your-turn" -> "not-your-turn"

@@ -2,6 +2,7 @@
 // leaderboard, and challenges: made to a player or an AI level, and received live.
 
 import { $, h, say } from "./dom.js";
+import { currentLanguage, t, tn } from "./i18n.js";
 import { problemText } from "./start.js";
 import { rememberSeats, signIn, signOut, signedIn } from "./storage.js";
 
@@ -22,7 +23,7 @@ export function ratingChart(points) {
   svg.setAttribute("class", "rating-chart");
   svg.setAttribute("role", "img");
   const last = ratings.length ? Math.round(ratings[ratings.length - 1]) : 1500;
-  svg.setAttribute("aria-label", `Rating over the last ${ratings.length} rated matches, now ${last}`);
+  svg.setAttribute("aria-label", tn("players.chart", ratings.length, { rating: last }));
   const base = document.createElementNS(svgNs, "line");
   Object.entries({ x1: pad, x2: width - pad, y1: y(1500), y2: y(1500), class: "base" }).forEach(([k, v]) => base.setAttribute(k, v));
   const line = document.createElementNS(svgNs, "polyline");
@@ -92,16 +93,17 @@ export class Players {
       $("#profile-name").textContent = `${player.name} (${player.handle})`;
       const rating = player.ratings.find((r) => r.format === FORMAT);
       const { played, won, lost } = player.counts;
+      const figures = rating && { rating: Math.round(rating.rating), deviation: Math.round(rating.deviation) };
       $("#profile-rating").textContent = rating
-        ? `Rating ${Math.round(rating.rating)} ± ${Math.round(rating.deviation)}${rating.provisional ? " (provisional)" : ""}`
-        : "No rated match yet";
-      $("#profile-counts").textContent = `${played} played, ${won} won, ${lost} lost`;
-      $("#profile-chart").replaceChildren(history.games.length ? ratingChart(history.games) : h("p", {}, "Play a rated match to start the chart."));
+        ? (rating.provisional ? t("players.rating.provisional", figures) : t("players.rating", figures))
+        : t("players.rating.none");
+      $("#profile-counts").textContent = t("players.counts", { played, won, lost });
+      $("#profile-chart").replaceChildren(history.games.length ? ratingChart(history.games) : h("p", {}, t("players.chart.empty")));
       $("#profile").hidden = false;
     } catch (error) {
       if (error.status === 401) {
         signOut();
-        say(this.error, "This device's player token no longer works: sign up or sign in again.");
+        say(this.error, t("players.token.gone"));
         return;
       }
       say(this.error, problemText(error));
@@ -111,14 +113,15 @@ export class Players {
   /** One of the player's matches: how it stands for the player, and a link to it. */
   played({ seat, match }, me) {
     const team = match.seats[seat].team;
-    const rivals = match.seats.filter((s) => s.team !== team).map((s) => (s.kind === "ai" ? `the ${s.level} computer` : s.name || "open")).join(" and ");
-    const outcome = match.status !== "finished" ? match.status : match.winner === null ? "no winner" : match.winner === team ? "won" : "lost";
-    const score = `${match.scores[team]}-${match.scores[1 - team]}`;
+    const names = match.seats.filter((s) => s.team !== team).map((s) => (s.kind === "ai" ? t(`players.rival.${s.level}`) : s.name || t("players.rival.open")));
+    const rivals = new Intl.ListFormat(currentLanguage(), { type: "conjunction" }).format(names);
+    const outcome = match.status !== "finished" ? match.status : match.winner === null ? "none" : match.winner === team ? "won" : "lost";
+    const line = { rivals, outcome: t(`players.outcome.${outcome}`), score: `${match.scores[team]}-${match.scores[1 - team]}` };
     return h(
       "li",
       {},
-      `Against ${rivals}: ${outcome}, ${score}${match.rated ? ", rated" : ""} `,
-      h("button", { type: "button", onclick: () => this.play(match.id, seat, me) }, match.status === "finished" ? "See it" : "Play it"),
+      `${match.rated ? t("players.match.rated", line) : t("players.match", line)} `,
+      h("button", { type: "button", onclick: () => this.play(match.id, seat, me) }, match.status === "finished" ? t("players.match.see") : t("players.match.play")),
     );
   }
 
@@ -145,7 +148,7 @@ export class Players {
       const made = await this.api.challenge(me.token, body);
       if (made.match) return this.play(made.match, 0, me);
       this.sent.add(made.id);
-      say($("#challenge-sent"), made.opponent ? `Challenge sent to ${made.opponent}.` : "Open challenge sent: anyone may accept it.");
+      say($("#challenge-sent"), made.opponent ? t("players.challenge.sent", { opponent: made.opponent }) : t("players.challenge.open"));
     } catch (error) {
       say(this.error, problemText(error));
     }
@@ -177,12 +180,12 @@ export class Players {
         h(
           "li",
           { dataset: { challenge: c.id } },
-          `${c.challenger} challenges you${c.rated ? " (rated)" : ""}, to ${c.rules.target} `,
-          h("button", { type: "button", class: "primary", onclick: () => this.accept(me, c.id) }, "Accept"),
-          h("button", { type: "button", onclick: () => this.decline(me, c.id) }, "Decline"),
+          `${c.rated ? t("players.incoming.rated", { challenger: c.challenger, target: c.rules.target }) : t("players.incoming", { challenger: c.challenger, target: c.rules.target })} `,
+          h("button", { type: "button", class: "primary", onclick: () => this.accept(me, c.id) }, t("players.accept")),
+          h("button", { type: "button", onclick: () => this.decline(me, c.id) }, t("players.decline")),
         ),
       );
-      $("#incoming").replaceChildren(...(items.length ? items : [h("li", { class: "empty" }, "No challenge for you right now.")]));
+      $("#incoming").replaceChildren(...(items.length ? items : [h("li", { class: "empty" }, t("players.incoming.none"))]));
     } catch (error) {
       say(this.error, problemText(error));
     }

@@ -14,7 +14,8 @@ export function cardFace(card, { classes = "", onclick, tabindex, pressed, small
     h("span", { class: "pip", "aria-hidden": "true" }, suitSymbol(card)),
     isDiamond(card) ? h("span", { class: "bonus-mark", "aria-hidden": "true" }, "★") : null,
   ];
-  const props = { class: cls.join(" ").trim(), dataset: { card }, "aria-label": cardName(card), title: cardName(card) };
+  // The name begins with the rank shown, so that speech input can say what it sees.
+  const props = { class: cls.join(" ").trim(), dataset: { card }, "aria-label": `${rankOf(card)}, ${cardName(card)}`, title: cardName(card) };
   if (!onclick) return h("span", { ...props, role: "img" }, body);
   return h("button", { ...props, type: "button", onclick, tabindex, "aria-pressed": pressed ? "true" : "false" }, body);
 }
@@ -36,7 +37,7 @@ function pile(scene, team) {
   );
   return h(
     "div",
-    { class: "pile", dataset: { team: String(team) }, "aria-label": `${teamLabel(model, team, scene.localSeats)}: pile` },
+    { class: "pile", dataset: { team: String(team) }, role: "group", "aria-label": `${teamLabel(model, team, scene.localSeats)}: pile` },
     h("div", { class: "pile-stack" }, cardBack(), h("span", { class: "pile-count", title: "cards taken" }, String(t.captured_count))),
     h("span", { class: "pile-diamonds", title: "diamonds taken" }, `♦ ${t.diamonds}`),
     t.settebello ? h("span", { class: "badge settebello", title: "the settebello, 7 of diamonds" }, "7♦") : null,
@@ -50,10 +51,10 @@ function handOf(scene, seat, place) {
   const own = place === "bottom" && model.you === seat && Array.isArray(model.hand);
   if (own && !scene.covered) return ownHand(scene);
   if (scene.reveal && Array.isArray(s.hand) && s.hand.length) {
-    return h("div", { class: "hand revealed", "aria-label": "Computer's cards, revealed" }, s.hand.map((c) => cardFace(c, { small: true })));
+    return h("div", { class: "hand revealed", role: "group", "aria-label": "Computer's cards, revealed" }, s.hand.map((c) => cardFace(c, { small: true })));
   }
   const backs = Array.from({ length: s.hand_count }, () => cardBack());
-  return h("div", { class: "hand backs", "aria-label": `${s.hand_count} cards in hand` }, backs, h("span", { class: "count" }, `${s.hand_count}`));
+  return h("div", { class: "hand backs", role: "img", "aria-label": `${s.hand_count} cards in hand` }, backs, h("span", { class: "count" }, `${s.hand_count}`));
 }
 
 function ownHand(scene) {
@@ -106,7 +107,7 @@ function tableArea(scene) {
   return h(
     "div",
     { class: "middle" },
-    h("div", { class: `table-cards${preview.size ? " previewing" : ""}`, "aria-label": "Table" }, cards.length ? cards : h("span", { class: "empty" }, "The table is empty")),
+    h("div", { class: `table-cards${preview.size ? " previewing" : ""}`, role: "group", "aria-label": "Table" }, cards.length ? cards : h("span", { class: "empty" }, "The table is empty")),
     h("div", { class: "deck", title: "cards still to be dealt" }, model.deck_count ? cardBack(false) : null, h("span", { class: "deck-count" }, `Deck ${model.deck_count}`)),
   );
 }

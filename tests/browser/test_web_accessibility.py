@@ -175,6 +175,26 @@ def test_the_match_table_with_a_card_picked(
     assert_cards_named(page)
     assert_accessible(page, "match, a card picked and its captures offered")
 
+    # Two players on one device, the first having swept: the second plays to a bare table.
+    deck = deck_dealing(["KC", "7D", "QC"], ["2S", "3S", "5S"], ["AC", "2C", "3H", "4S"])
+    match_id, tokens = create_over_api(
+        client.base_url,
+        {"seats": [{"kind": "human"}, {"kind": "human"}], "decks": [deck], "first_dealer": 1},
+    )
+    answer = httpx.post(
+        f"{client.base_url}/v1/matches/{match_id}/moves",
+        headers={"Authorization": f"Bearer {tokens[0]['token']}"},
+        json={"card": "KC", "capture": ["AC", "2C", "3H", "4S"]},
+        timeout=10,
+    )
+    assert answer.status_code == 200, answer.text
+    client.open_match(match_id, "hotseat", tokens)
+    assert client.state() == "cover"
+    page.click("#cover-button")
+    assert client.state() == "turn"
+    assert client.table() == []
+    assert_accessible(page, "match, the table swept")
+
 
 def play_over_api(base_url: str, match_id: str, tokens: dict[int, str], *, leave: int) -> None:
     """Plays the first legal move of whoever is to play until ``leave`` cards remain to be
@@ -208,8 +228,9 @@ def test_the_cover_the_end_of_a_deal_and_the_end_of_the_match(
     require(features, "resign")
     client = scan_page()
     page = client.page
+    # Seeded: the same cards on every run, so a finding is seen again on the next.
     match_id, tokens = create_over_api(
-        client.base_url, {"seats": [{"kind": "human"}, {"kind": "human"}]}
+        client.base_url, {"seats": [{"kind": "human"}, {"kind": "human"}], "seed": 27}
     )
     by_seat = {t["seat"]: t["token"] for t in tokens}
     play_over_api(client.base_url, match_id, by_seat, leave=1)

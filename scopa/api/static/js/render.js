@@ -31,13 +31,16 @@ export function cardFace(card, { classes = "", onclick, tabindex, pressed, small
     art(faceSvg(card, deck)),
     h("span", { class: "rank", "aria-hidden": "true" }, indexOf(card, deck)),
     card === SETTEBELLO ? h("span", { class: "mark-settebello", "aria-hidden": "true" }, "★") : null,
-    primiera ? h("span", { class: "mark-primiera", "aria-hidden": "true" }, String(primiera)) : null,
+    // Drawn by the style sheet from its value, so the mark is no text of the card's own and
+    // its name can stay the card's.
+    primiera ? h("span", { class: "mark-primiera", "aria-hidden": "true", dataset: { value: String(primiera) } }) : null,
   ];
   const name = cardName(card, deck);
   const props = {
     class: cls.join(" ").replace(/\s+/g, " ").trim(),
     dataset: { card },
-    "aria-label": name,
+    // The name begins with the index the card shows, so speech input can say what it sees.
+    "aria-label": `${indexOf(card, deck)}, ${name}`,
     title: name,
     style: arrive === undefined ? null : `--i: ${arrive.i}; --elapsed: ${arrive.elapsed}ms`,
   };

@@ -1,6 +1,6 @@
 """How long each AI level takes to decide, on one core.
 
-    python -m bench.ai [--positions N] [--budget-ms X] [--seed S] [--reviews M]
+    python -m bench.ai [--positions N] [--budget-ms X] [--seed S] [--reviews M] [--deal D]
 
 The positions are every turn of a few 2-player matches between two hard players (classic
 rules), thinned to ``--positions`` spread over them: openings, middles and ends of deals
@@ -11,7 +11,9 @@ is the expert's time, under the budget, on the positions with one legal move. ``
 is the coach's time for a whole 2-player match (seat 0 of ``--reviews`` hard-against-hard
 matches), in seconds of one core. The last line is one JSON object: per level
 ``{"median_ms", "p99_ms", "unclocked_median_ms", "unclocked_p99_ms"}``, then ``forced``
-and ``review``.
+and ``review``. ``--deal scopone`` takes the positions from 4-player Scopone matches
+instead, and times the levels offered to players only (the frozen levels and the sparring
+partner are Scopa's tournament opponents).
 """
 
 from __future__ import annotations
@@ -21,22 +23,27 @@ import json
 import statistics
 import time
 
-from scopa.domain.ai import OPPONENTS, decide
+from scopa.domain.ai import LEVELS, OPPONENTS, decide
 from scopa.domain.ai.review import review
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
-from scopa.domain.rules import make_rules
+from scopa.domain.rules import DEAL_KINDS, Rules, make_rules
 from scopa.infra.tournament import percentile
 
 RULES = make_rules()
+SCOPONE = make_rules(deal="scopone", players=4)
 
 
-def positions(seed: int, wanted: int) -> list[MatchState]:
+def seats(rules: Rules) -> tuple[Seat, ...]:
+    return (Seat("ai", "hard"),) * (4 if rules.deal == "scopone" else 2)
+
+
+def positions(seed: int, wanted: int, rules: Rules = RULES) -> list[MatchState]:
     """Every turn of hard-against-hard matches, until there are enough, then thinned."""
     found: list[MatchState] = []
     match = 0
     while len(found) < wanted:
-        state, _ = new_match(RULES, (Seat("ai", "hard"), Seat("ai", "hard")), seed + match)
+        state, _ = new_match(rules, seats(rules), seed + match)
         while state.status == "active":
             found.append(state)
             assert state.turn is not None
@@ -47,8 +54,8 @@ def positions(seed: int, wanted: int) -> list[MatchState]:
     return [found[int(i * step)] for i in range(wanted)]
 
 
-def hard_match(seed: int) -> tuple[MatchState, list[StoredEvent]]:
-    initial, events = new_match(RULES, (Seat("ai", "hard"), Seat("ai", "hard")), seed)
+def hard_match(seed: int, rules: Rules = RULES) -> tuple[MatchState, list[StoredEvent]]:
+    initial, events = new_match(rules, seats(rules), seed)
     state = initial
     while state.status == "active":
         assert state.turn is not None
@@ -77,11 +84,13 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=float, default=100.0, help="the expert's clock")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--reviews", type=int, default=5, help="matches the coach reviews")
+    parser.add_argument("--deal", choices=DEAL_KINDS, default="scopa", help="scopone: 4 players")
     args = parser.parse_args()
 
-    states = positions(args.seed, args.positions)
+    rules = SCOPONE if args.deal == "scopone" else RULES
+    states = positions(args.seed, args.positions, rules)
     figures: dict[str, dict[str, float]] = {}
-    for level in OPPONENTS:
+    for level in LEVELS if args.deal == "scopone" else OPPONENTS:
         clocked = timed(states, level, args.budget_ms)
         free = timed(states, level, None)
         figures[level] = {
@@ -105,7 +114,7 @@ def main() -> None:
     print(f"expert, forced moves: {figures['forced']}")
     seconds = []
     for m in range(args.reviews):
-        initial, events = hard_match(args.seed + 1000 + m)
+        initial, events = hard_match(args.seed + 1000 + m, rules)
         start = time.process_time()
         review(initial, events, 0)
         seconds.append(time.process_time() - start)
@@ -114,7 +123,7 @@ def main() -> None:
         "median_s": round(statistics.median(seconds), 3),
         "max_s": round(max(seconds), 3),
     }
-    print(f"review of a whole 2-player match: {figures['review']}")
+    print(f"review of a whole {len(seats(rules))}-player match: {figures['review']}")
     print(json.dumps(figures))
 
 

@@ -31,8 +31,8 @@ WORLDS = 96
 MIN_WORLDS = 4
 RACE_Z = 2.5
 DEPTH = {2: 7, 4: 6}
-# Scopone's ten-card hands make a world dearer the more cards are left: one world searched
-# 6 plays deep costs about 300 ms at the deal's start, 4 deep about 15 ms (docs/ai.md).
+# Scopone's ten-card hands make a world dearer the more cards are left: at the deal's start
+# one world searched 4 plays deep costs about 15 ms, 5 deep 70, 6 deep some 300 (docs/ai.md).
 # So the depth grows as the hands shrink, (plays left above, depth) in order, and fewer
 # worlds bound an unclocked decision near what the server's 100 ms buys.
 SCOPONE_DEPTH = ((28, 4), (16, 5), (0, 6))

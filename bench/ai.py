@@ -1,6 +1,7 @@
 """How long each AI level takes to decide, on one core.
 
     python -m bench.ai [--positions N] [--budget-ms X] [--seed S] [--reviews M] [--players P]
+                       [--deal D]
 
 The positions are every turn of a few matches between hard players (classic rules, 2
 players unless ``--players 4``), thinned to ``--positions`` spread over them: openings,
@@ -13,7 +14,9 @@ clock, ``SEEDED_SAMPLES`` sampled deals, in CPU time (its ``max_ms`` must stay u
 server's budget). ``review`` is the coach's time for a whole 2-player match (seat 0 of
 ``--reviews`` hard-against-hard matches), in seconds of one core. The last line is one
 JSON object: per level ``{"median_ms", "p99_ms", "unclocked_median_ms",
-"unclocked_p99_ms"}``, then ``forced``, ``seeded`` and ``review``.
+"unclocked_p99_ms"}``, then ``forced``, ``seeded`` and ``review``. ``--deal scopone`` takes
+the positions from 4-player Scopone matches instead, and times the levels offered to
+players only (the frozen levels and the sparring partner are Scopa's tournament opponents).
 """
 
 from __future__ import annotations
@@ -23,24 +26,25 @@ import json
 import statistics
 import time
 
-from scopa.domain.ai import OPPONENTS, decide
+from scopa.domain.ai import LEVELS, OPPONENTS, decide
 from scopa.domain.ai.review import review
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
-from scopa.domain.rules import make_rules
+from scopa.domain.rules import DEAL_KINDS, Rules, make_rules
 from scopa.infra.ai_pool import SEEDED_SAMPLES
 from scopa.infra.tournament import percentile
 
-RULES = make_rules()
+
+def seats(players: int) -> tuple[Seat, ...]:
+    return (Seat("ai", "hard"),) * players
 
 
-def positions(seed: int, wanted: int, players: int = 2) -> list[MatchState]:
+def positions(seed: int, wanted: int, rules: Rules, players: int) -> list[MatchState]:
     """Every turn of hard-against-hard matches, until there are enough, then thinned."""
     found: list[MatchState] = []
     match = 0
-    rules = make_rules(players=players)
     while len(found) < wanted:
-        state, _ = new_match(rules, (Seat("ai", "hard"),) * players, seed + match)
+        state, _ = new_match(rules, seats(players), seed + match)
         while state.status == "active":
             found.append(state)
             assert state.turn is not None
@@ -51,8 +55,8 @@ def positions(seed: int, wanted: int, players: int = 2) -> list[MatchState]:
     return [found[int(i * step)] for i in range(wanted)]
 
 
-def hard_match(seed: int) -> tuple[MatchState, list[StoredEvent]]:
-    initial, events = new_match(RULES, (Seat("ai", "hard"), Seat("ai", "hard")), seed)
+def hard_match(seed: int, rules: Rules, players: int) -> tuple[MatchState, list[StoredEvent]]:
+    initial, events = new_match(rules, seats(players), seed)
     state = initial
     while state.status == "active":
         assert state.turn is not None
@@ -92,11 +96,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--reviews", type=int, default=5, help="matches the coach reviews")
     parser.add_argument("--players", type=int, choices=(2, 4), default=2)
+    parser.add_argument("--deal", choices=DEAL_KINDS, default="scopa", help="scopone: 4 players")
     args = parser.parse_args()
 
-    states = positions(args.seed, args.positions, args.players)
+    players = 4 if args.deal == "scopone" else args.players
+    rules = make_rules(players=players, deal=args.deal)
+    states = positions(args.seed, args.positions, rules, players)
     figures: dict[str, dict[str, float]] = {}
-    for level in OPPONENTS:
+    for level in LEVELS if args.deal == "scopone" else OPPONENTS:
         clocked = timed(states, level, args.budget_ms)
         free = timed(states, level, None)
         figures[level] = {
@@ -128,7 +135,7 @@ def main() -> None:
     print(f"expert in a seeded match (no clock): {figures['seeded']}")
     seconds = []
     for m in range(args.reviews):
-        initial, events = hard_match(args.seed + 1000 + m)
+        initial, events = hard_match(args.seed + 1000 + m, rules, players)
         start = time.process_time()
         review(initial, events, 0)
         seconds.append(time.process_time() - start)
@@ -137,7 +144,7 @@ def main() -> None:
         "median_s": round(statistics.median(seconds), 3),
         "max_s": round(max(seconds), 3),
     }
-    print(f"review of a whole 2-player match: {figures['review']}")
+    print(f"review of a whole {players}-player match: {figures['review']}")
     print(json.dumps(figures))
 
 

@@ -1,4 +1,5 @@
-"""How fast the engine plays: random 2-player deals per second, and legal-move generation.
+"""How fast the engine plays: random deals per second (2-player Scopa, 4-player Scopone),
+and legal-move generation.
 
     python -m bench.engine [--seconds S] [--seed N]
 
@@ -10,7 +11,9 @@ figures, since they serve different callers:
 - ``deals_per_s``: the fast path for simulations, ``bench.playout.play_out`` and
   ``domain.scoring.deal_points``;
 - ``public_deals_per_s``: the plain loop over ``Deal.legal_moves()`` and ``Deal.play()``,
-  scored by ``score_deal``, as the match flow uses them.
+  scored by ``score_deal``, as the match flow uses them;
+- ``scopone_deals_per_s`` and ``scopone_public_deals_per_s``: the same two for Scopone
+  deals (4 players, ten cards a seat, an empty table, no stock).
 
 The fast path is not a second engine. It never lists the moves, but what a card may take
 (the ace taking the whole table included), the positions a capture means and whether it
@@ -43,10 +46,11 @@ from scopa.domain.cards import DECK
 from scopa.domain.deal import Deal
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
 from scopa.domain.rng import SplitMix64
-from scopa.domain.rules import make_rules
+from scopa.domain.rules import Rules, make_rules
 from scopa.domain.scoring import deal_points, score_deal
 
 RULES = make_rules()
+SCOPONE = make_rules(deal="scopone", players=4)
 ROUNDS = 3
 ONE_IMPLEMENTATION = (
     "one rules core: play_out reads Deal's capture tables and sweep rule (domain/captures.py);"
@@ -54,31 +58,33 @@ ONE_IMPLEMENTATION = (
 )
 
 
-def opened_deals(seed: int, count: int) -> Iterator[Deal]:
-    """Fresh 2-player deals shuffled by the match generator, the dealer alternating."""
+def opened_deals(seed: int, count: int, rules: Rules = RULES) -> Iterator[Deal]:
+    """Fresh deals shuffled by the match generator, the deal passing round the seats: of
+    2-player Scopa, or of Scopone under ``SCOPONE``."""
+    players = 4 if rules.deal == "scopone" else 2
     shuffles = SplitMix64(seed)
     for i in range(count):
         deck = list(DECK)
         shuffles.shuffle(deck)
-        yield Deal.open(RULES, 2, i & 1, deck)
+        yield Deal.open(rules, players, i % players, deck)
 
 
-def fast_deals(seed: int, count: int) -> None:
+def fast_deals(seed: int, count: int, rules: Rules = RULES) -> None:
     pick = random.Random(seed).randrange
-    for deal in opened_deals(seed, count):
+    for deal in opened_deals(seed, count, rules):
         play_out(deal, pick)
         deal.take_leftovers()
-        deal_points(RULES, deal.piles, deal.sweeps)
+        deal_points(rules, deal.piles, deal.sweeps)
 
 
-def public_deals(seed: int, count: int) -> None:
+def public_deals(seed: int, count: int, rules: Rules = RULES) -> None:
     pick = random.Random(seed).randrange
-    for deal in opened_deals(seed, count):
+    for deal in opened_deals(seed, count, rules):
         while not deal.is_over():
             moves = deal.legal_moves()
             deal.play(moves[pick(len(moves))])
         deal.take_leftovers()
-        score_deal(RULES, 1, deal.piles, deal.sweeps, (0, 0))
+        score_deal(rules, 1, deal.piles, deal.sweeps, (0, 0))
 
 
 def per_second(run: Callable[[int, int], None], seed: int, seconds: float) -> float:
@@ -145,6 +151,10 @@ def main() -> None:
     print(f"fast playout (play_out + deal_points): {fast:,.0f} deals/s")
     public = per_second(public_deals, args.seed, args.seconds)
     print(f"public Deal API (legal_moves + play + score_deal): {public:,.0f} deals/s")
+    scopone = per_second(partial(fast_deals, rules=SCOPONE), args.seed, args.seconds)
+    print(f"Scopone, fast playout: {scopone:,.0f} deals/s")
+    scopone_public = per_second(partial(public_deals, rules=SCOPONE), args.seed, args.seconds)
+    print(f"Scopone, public Deal API: {scopone_public:,.0f} deals/s")
 
     deals = positions(args.seed, 300)
     moves_us = microseconds([deal.legal_moves for deal in deals], 20)
@@ -158,6 +168,8 @@ def main() -> None:
             {
                 "deals_per_s": round(fast),
                 "public_deals_per_s": round(public),
+                "scopone_deals_per_s": round(scopone),
+                "scopone_public_deals_per_s": round(scopone_public),
                 "legal_moves_us": round(moves_us, 3),
                 "match_legal_moves_us": round(match_us, 3),
                 "python": platform.python_version(),

@@ -92,6 +92,7 @@ _RULES = {
     "turn_seconds": None,
     "on_timeout": "autoplay",
     "reveal_ai_hands": False,
+    "deal": "scopa",
 }
 _PLAYER = {
     "seat": 0,

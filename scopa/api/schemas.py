@@ -23,6 +23,7 @@ from scopa.domain.rules import (
     TURN_SECONDS_MIN,
     AceSweeps,
     Capture,
+    DealKind,
     HandSize,
     OnTimeout,
 )
@@ -147,6 +148,14 @@ class RulesRequest(Body, frozen=True):
         bool,
         Meta(description="Training: every view lists the AI seats' cards in seats[].hand"),
     ] = False
+    deal: Annotated[
+        DealKind,
+        Meta(
+            description="`scopa`: 3-card packets from the stock, 4 cards face up at the "
+            "start; `scopone` (4 seats only, not with 6-card hands): all 40 cards dealt at "
+            "once, ten a seat, nothing on the table, no stock"
+        ),
+    ] = "scopa"
 
 
 class CreateMatch(Body, frozen=True):
@@ -348,6 +357,7 @@ def rules_of(request: RulesRequest) -> dict[str, Any]:
         "turn_seconds": request.turn_seconds,
         "on_timeout": request.on_timeout,
         "reveal_ai_hands": request.reveal_ai_hands,
+        "deal": request.deal,
     }
     if request.target is not UNSET:
         rules["target"] = request.target

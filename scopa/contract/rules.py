@@ -9,7 +9,7 @@ from msgspec import Meta
 from msgspec.structs import astuple
 
 from scopa.domain import rules as domain
-from scopa.domain.rules import AceSweeps, Capture, OnTimeout
+from scopa.domain.rules import AceSweeps, Capture, DealKind, OnTimeout
 
 
 class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -60,6 +60,14 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     reveal_ai_hands: Annotated[
         bool, Meta(description="Every view lists the AI seats' cards in seats[].hand")
     ] = False
+    deal: Annotated[
+        DealKind,
+        Meta(
+            description="`scopa`: 3-card packets from the stock, 4 cards face up at the "
+            "start; `scopone` (4 seats): all 40 cards dealt at once, ten a seat, the "
+            "table empty"
+        ),
+    ] = "scopa"
 
 
 def rules_view(rules: domain.Rules) -> Rules:

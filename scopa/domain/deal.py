@@ -8,11 +8,19 @@ hands and the table keep their order.
 from __future__ import annotations
 
 from scopa.domain.captures import WEIGHT, CaptureRules, capture_rules, is_last_play, table_key
-from scopa.domain.cards import VALUE
+from scopa.domain.cards import DECK, VALUE
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules
 
 TABLE_CARDS = 4  # laid face up at the start of a deal; the rest of the deck goes to hands
+
+
+def opening_cards(rules: Rules, players: int) -> tuple[int, int]:
+    """How many cards each seat is dealt first, and how many go face up on the table:
+    scopone deals the whole deck to the hands and none to the table."""
+    if rules.deal == "scopone":
+        return len(DECK) // players, 0
+    return rules.hand_size, TABLE_CARDS
 
 
 def team_of(seat: int, players: int) -> int:
@@ -65,8 +73,10 @@ class Deal:
 
     @classmethod
     def open(cls, rules: Rules, players: int, dealer: int, deck: list[int]) -> Deal:
-        """Deal ``deck`` (top first) as RULES.md says: hands one card at a time, then 4 up."""
-        n = players * rules.hand_size
+        """Deal ``deck`` (top first) as RULES.md says: hands one card at a time, then 4 up
+        (scopone: the whole deck to the hands, nothing up, no stock)."""
+        held, up = opening_cards(rules, players)
+        n = players * held
         # One card at a time from the seat after the dealer: seat s gets every players-th card.
         first = dealer + 1
         hands = [deck[(seat - first) % players : n : players] for seat in range(players)]
@@ -77,8 +87,8 @@ class Deal:
             dealer,
             (dealer + 1) % players,
             hands,
-            deck[n : n + TABLE_CARDS],
-            deck[n + TABLE_CARDS :],
+            deck[n : n + up],
+            deck[n + up :],
             [[] for _ in range(teams)],
             [0] * teams,
             None,

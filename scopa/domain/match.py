@@ -19,7 +19,7 @@ from typing import Literal
 import msgspec
 
 from scopa.domain.cards import DECK, NAME, names
-from scopa.domain.deal import TABLE_CARDS, Deal, team_of
+from scopa.domain.deal import Deal, opening_cards, team_of
 from scopa.domain.errors import (
     AmbiguousMove,
     CannotAbort,
@@ -380,7 +380,8 @@ def human_has_played(state: MatchState) -> bool:
     if state.deal > 1:
         return True
     # Each seat's share of the cards dealt to hands so far this deal.
-    dealt = (len(DECK) - TABLE_CARDS - len(state.stock)) // state.players
+    _, up = opening_cards(state.rules, state.players)
+    dealt = (len(DECK) - up - len(state.stock)) // state.players
     timeouts = state.timeouts or (0,) * state.players
     return any(
         seat.kind == "human" and dealt - len(state.hands[i]) > timeouts[i]

@@ -17,10 +17,15 @@ HandSize = Literal[3, 6]
 Capture = Literal["match", "fifteen"]
 AceSweeps = Literal["off", "sweep", "no_point"]
 OnTimeout = Literal["autoplay", "forfeit"]
+# "scopa": 3-card packets from a stock, 4 cards up; "scopone": all 40 cards dealt at once,
+# ten a seat, to 4 players, the table empty.
+DealKind = Literal["scopa", "scopone"]
 HAND_SIZES: tuple[int, ...] = get_args(HandSize)
 CAPTURE_MODES: tuple[str, ...] = get_args(Capture)
 ACE_SWEEP_MODES: tuple[str, ...] = get_args(AceSweeps)
 ON_TIMEOUT_MODES: tuple[str, ...] = get_args(OnTimeout)
+DEAL_KINDS: tuple[str, ...] = get_args(DealKind)
+SCOPONE_PLAYERS = 4
 TARGET_MIN = 1
 TARGET_MAX = 100
 TURN_SECONDS_MIN = 5
@@ -38,6 +43,8 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     on_timeout: OnTimeout = "autoplay"
     # Training (seed 004's Reveal button).
     reveal_ai_hands: bool = False
+    # Last, with its default: rules stored before it existed decode as "scopa".
+    deal: DealKind = "scopa"
 
 
 def make_rules(
@@ -51,6 +58,7 @@ def make_rules(
     turn_seconds: int | None = None,
     on_timeout: str = "autoplay",
     reveal_ai_hands: bool = False,
+    deal: str = "scopa",
     players: int = 2,
 ) -> Rules:
     """Rules with defaults filled in (target 21 under the diamond sequence), or InvalidSetup."""
@@ -66,6 +74,7 @@ def make_rules(
         turn_seconds=turn_seconds,
         on_timeout=on_timeout,  # type: ignore[arg-type]
         reveal_ai_hands=reveal_ai_hands,
+        deal=deal,  # type: ignore[arg-type]
     )
     problems = setup_problems(rules, players)
     if problems:
@@ -91,6 +100,8 @@ def setup_problems(
         problems.append(("rules.target", f"must be {TARGET_MIN}..{TARGET_MAX}"))
     if rules.hand_size not in HAND_SIZES:
         problems.append(("rules.hand_size", "must be 3 or 6"))
+    elif rules.hand_size == 6 and rules.deal == "scopone":
+        problems.append(("rules.hand_size", "scopone deals ten cards a seat at once: not with 6"))
     elif rules.hand_size == 6 and players != 2:
         problems.append(("rules.hand_size", "6-card hands are for 2 players only"))
     if rules.capture not in CAPTURE_MODES:
@@ -106,6 +117,10 @@ def setup_problems(
         )
     if rules.on_timeout not in ON_TIMEOUT_MODES:
         problems.append(("rules.on_timeout", f"must be one of {', '.join(ON_TIMEOUT_MODES)}"))
+    if rules.deal not in DEAL_KINDS:
+        problems.append(("rules.deal", f"must be one of {', '.join(DEAL_KINDS)}"))
+    elif rules.deal == "scopone" and players != SCOPONE_PLAYERS:
+        problems.append(("rules.deal", f"scopone is for 4 players, not {players}"))
     for i, deck in enumerate(decks):
         if sorted(deck) != list(DECK):
             problems.append((f"decks[{i}]", "must be a permutation of the 40 cards"))

@@ -13,7 +13,8 @@ from typing import cast
 
 from scopa.domain.ai import OPPONENTS
 from scopa.domain.ai.tournament import MatchRecord, TournamentResult, run
-from scopa.domain.rules import Rules, make_rules
+from scopa.domain.errors import InvalidSetup
+from scopa.domain.rules import DEAL_KINDS, Rules, make_rules
 from scopa.infra.ratings import fit
 
 Z95 = 1.959963984540054
@@ -107,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--target", type=int, default=None, help="points to win (default 11)")
     p.add_argument(
+        "--deal",
+        choices=DEAL_KINDS,
+        default="scopa",
+        help="how the cards are dealt: scopa, or scopone (4 players, ten cards a seat)",
+    )
+    p.add_argument(
         "--budget-ms",
         type=float,
         default=None,
@@ -151,7 +158,11 @@ def main(argv: list[str]) -> int:
     if args.matches < 1:
         print("--matches must be at least 1", file=sys.stderr)
         return 2
-    rules = make_rules(target=args.target, players=args.players)
+    try:
+        rules = make_rules(target=args.target, players=args.players, deal=args.deal)
+    except InvalidSetup as refused:
+        print("; ".join(f"{field}: {why}" for field, why in refused.problems), file=sys.stderr)
+        return 2
     if args.ladder:
         return _ladder(args, rules)
     if not (args.a and args.b):

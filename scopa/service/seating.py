@@ -308,6 +308,9 @@ def _unratable(setup: Setup, seats: tuple[Seat, ...], rules: Rules) -> list[tupl
         problems.append(("rated", "a rated match is shuffled by the server: no seed or decks"))
     if format_of(len(seats), rules.target) is None:
         problems.append(("rated", "rated matches are of 2 or 4 players, to 11 or to 21"))
+    if rules.deal != "scopa":
+        # The formats' ratings are Scopa's: a Scopone rating would need formats of its own.
+        problems.append(("rated", "rated matches are dealt as scopa, not scopone"))
     if rules.reveal_ai_hands:
         problems.append(("rated", "a rated match shows no AI hands"))
     problems.extend(

@@ -35,6 +35,7 @@ async def test_create_answers_spectator_view_tokens_and_location(client: Client)
         "turn_seconds": None,
         "on_timeout": "autoplay",
         "reveal_ai_hands": False,
+        "deal": "scopa",
     }
     assert (match["end_reason"], match["turn_deadline"]) == (None, None)
     assert [t["seat"] for t in body["tokens"]] == [0, 1]
@@ -231,6 +232,15 @@ async def test_oversized_body_is_413(client: Client) -> None:
             ["rules.ace_sweeps"],
         ),
         ({"seats": [{"kind": "human"}] * 2, "first_dealer": 2}, ["first_dealer"]),
+        ({"seats": [{"kind": "human"}] * 2, "rules": {"deal": "scopone"}}, ["rules.deal"]),
+        (
+            {"seats": [{"kind": "human"}] * 2, "rules": {"deal": "scopone", "hand_size": 6}},
+            ["rules.hand_size", "rules.deal"],
+        ),
+        (
+            {"seats": [{"kind": "human"}] * 4, "rules": {"deal": "scopone", "hand_size": 6}},
+            ["rules.hand_size"],
+        ),
         (
             {
                 "seats": [{"kind": "human"}] * 3,
@@ -256,6 +266,27 @@ async def test_four_players_and_first_dealer(client: Client) -> None:
     assert body["match"]["dealer"] == 3
     assert body["match"]["turn"] == 0
     assert [t["team"] for t in body["match"]["seats"]] == [0, 1, 0, 1]
+
+
+async def test_scopone_deals_ten_cards_a_seat_to_an_empty_table(client: Client) -> None:
+    body = await create(
+        client,
+        {
+            "seats": [{"kind": "human"}] * 4,
+            "rules": {"deal": "scopone", "target": 16},
+            "first_dealer": 1,
+        },
+    )
+    match = body["match"]
+    assert match["rules"]["deal"] == "scopone"
+    assert match["rules"]["target"] == 16
+    assert (match["dealer"], match["turn"]) == (1, 2)
+    assert (match["table"], match["deck_count"]) == ([], 0)
+    assert [s["hand_count"] for s in match["seats"]] == [10, 10, 10, 10]
+    answer = await client.post(
+        "/v1/matches", json={"seats": [{"kind": "human"}] * 2, "rules": {"deal": "briscola"}}
+    )
+    assert answer.status_code == 400
 
 
 async def test_a_token_of_no_match_is_401_on_create(client: Client) -> None:

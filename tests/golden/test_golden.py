@@ -49,6 +49,16 @@ def test_bytes_stored_before_players_existed_read_back_as_the_match(match: Fixed
     assert blobs["initial"] != stored(match)["initial"]
 
 
+def test_bytes_stored_before_the_deal_option_read_back_as_the_match(match: FixedMatch) -> None:
+    """Rules stored before a match could be dealt as scopone read on as scopa."""
+    blobs = json.loads(GOLDEN.with_name("stored_before_scopone.json").read_text())
+    assert codec.decode_state(bytes.fromhex(blobs["initial"])) == match.initial
+    assert codec.decode_state(bytes.fromhex(blobs["mid"])) == match.mid
+    assert codec.decode_state(bytes.fromhex(blobs["final"])) == match.final
+    assert blobs["initial"] != stored(match)["initial"]
+    assert match.initial.rules.deal == "scopa"
+
+
 def test_seats_and_spectators_are_sent_the_golden_json(
     kept: dict[str, Any], match: FixedMatch
 ) -> None:

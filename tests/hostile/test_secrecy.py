@@ -109,6 +109,7 @@ VARIANTS = [
         secret=True,
     ),
     Variant("2p against the AI revealed", [HUMAN, AI], {"target": 2, "reveal_ai_hands": True}, 14),
+    Variant("scopone with the AI", [HUMAN, AI, HUMAN, AI], {"target": 1, "deal": "scopone"}, 15),
 ]
 
 

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from scopa.contract.events import CardsDealtView, DealStartedView
-from scopa.domain.errors import MatchNotActive, SeatNotOpen
+from scopa.domain.errors import InvalidSetup, MatchNotActive, SeatNotOpen
 from scopa.domain.events import RematchOffered, SeatJoined
 from scopa.domain.match import MatchState, Seat, legal_moves
 from scopa.domain.moves import Move
@@ -241,3 +241,35 @@ async def test_the_ais_randomness_is_not_the_seeds() -> None:
     assert one == two
     assert three != four
     assert not set(ai.seeds) & set(from_generator)
+
+
+async def test_a_scopone_match_plays_out_and_its_record_shows_ten_card_hands(
+    service: Services,
+) -> None:
+    seats = (Seat("human", name="Ada"), Seat("ai", "easy"), Seat("ai", "easy"), Seat("ai", "easy"))
+    setup = Setup(seats=seats, rules={"deal": "scopone", "target": 1})
+    match_id, _ = await played_out(service, setup)
+    record = await service.records.record(await service.callers.caller(match_id, None))
+    state = (await service.callers.load(match_id)).state
+    assert record.match.rules.deal == "scopone"
+    assert record.match.fairness is not None
+    assert record.match.fairness.commitment == hashlib.sha256(str(state.seed).encode()).hexdigest()
+    assert not any(isinstance(e, CardsDealtView) for e in record.events)
+    started = [e for e in record.events if isinstance(e, DealStartedView)]
+    assert len(started) == state.deal
+    assert all(e.table == () for e in started)
+    assert all(e.hands is not None and [len(h) for h in e.hands] == [10] * 4 for e in started)
+
+
+async def test_scopone_for_two_or_rated_is_refused_naming_each_problem(service: Services) -> None:
+    with pytest.raises(InvalidSetup) as refused:
+        await service.seating.create(
+            Setup(seats=TWO.seats, rules={"deal": "scopone", "hand_size": 6}), None, "fp"
+        )
+    assert [name for name, _ in refused.value.problems] == ["rules.hand_size", "rules.deal"]
+    four = (Seat("human"), Seat("open"), Seat("open"), Seat("open"))
+    with pytest.raises(InvalidSetup) as rated:
+        await service.seating.create(
+            Setup(seats=four, rules={"deal": "scopone"}, rated=True), None, "fp"
+        )
+    assert ("rated", "rated matches are dealt as scopa, not scopone") in rated.value.problems

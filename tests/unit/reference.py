@@ -80,17 +80,26 @@ class Deal:
         self.dealer = dealer
         self.stock = list(deck)
         self.hands: list[list[str]] = [[] for _ in range(players)]
-        self.deal_packet()
-        self.table = self.stock[:4]
-        del self.stock[:4]
+        if rules.deal == "scopone":
+            # Scopone: the whole deck, ten cards to each of the four, none face up; the
+            # player on the dealer's right (the next seat, as play runs) leads.
+            self.deal_cards(len(ALL_CARDS) // players)
+            self.table: list[str] = []
+        else:
+            self.deal_packet()
+            self.table = self.stock[:4]
+            del self.stock[:4]
         self.turn = (dealer + 1) % players
         self.piles: list[list[str]] = [[], []]
         self.sweeps = [0, 0]
         self.last_capturer: int | None = None
 
     def deal_packet(self) -> None:
+        self.deal_cards(self.rules.hand_size)
+
+    def deal_cards(self, each: int) -> None:
         seat = self.dealer
-        for _ in range(self.players * self.rules.hand_size):
+        for _ in range(self.players * each):
             seat = (seat + 1) % self.players
             self.hands[seat].append(self.stock.pop(0))
 

@@ -57,13 +57,17 @@ def combinations() -> list[tuple[Rules, int]]:
             target=1,  # replaced per example: short matches, so more of them
         )
         found.append((rules, players))
+        if players == 4 and king == sequence:
+            # Scopone under each capture and ace rule, both diamond variants off or on.
+            scopone = msgspec.structs.replace(rules, deal="scopone")
+            found.append((scopone, players))
     return found
 
 
 COMBINATIONS = combinations()
 IDS = [
     f"{r.capture}-{r.ace_sweeps}-k{int(r.king_of_diamonds)}-s{int(r.diamond_sequence)}"
-    f"-{p}p{r.hand_size}"
+    f"-{p}p{r.hand_size}{'-scopone' if r.deal == 'scopone' else ''}"
     for r, p in COMBINATIONS
 ]
 CARD = re.compile(r'"([A2-7JQK][CDHS])"')
@@ -155,6 +159,9 @@ def check_events(state: MatchState, events: list[StoredEvent], rules: Rules) -> 
             assert event.scores.count(high) == 1
             assert event.winner == event.scores.index(high)
     assert list(state.scores) == totals
+    # Every deal dealt is scored once, before the next is dealt (a match ended by score).
+    dealt_and_scored = [type(e) for e in events if isinstance(e, DealStarted | DealScored)]
+    assert dealt_and_scored == [DealStarted, DealScored] * (len(dealt_and_scored) // 2)
     assert [list(d.scores) for d in state.deal_scores] == [
         list(e.scores) for e in events if isinstance(e, DealScored)
     ]

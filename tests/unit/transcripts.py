@@ -55,6 +55,12 @@ SPECS: list[dict[str, Any]] = [
      "players": 4, "policy": "random:3", "first_dealer": 2,
      "decks": [names(deck_for(["AC 2C 3C", "4C 5C 6C", "7C JC QC", "AD 2D 3D"], "KC KD KH 4D",
                               dealer=2))]},
+    {"name": "scopone-plain", "about": "scopone: ten cards a seat, an empty table, no stock",
+     "seed": 7, "rules": {"deal": "scopone"}, "players": 4, "policy": "random:13"},
+    {"name": "scopone-napola-16", "about": "scopone to 16 with the napola and scopa d'assi",
+     "seed": 8, "rules": {"deal": "scopone", "diamond_sequence": True, "target": 16,
+                          "ace_sweeps": "sweep"}, "players": 4, "policy": "greedy",
+     "first_dealer": 3},
 ]  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from scopa.domain.ai.evaluate import card_weights
 from scopa.domain.ai.knowledge import Knowledge, candidates
 from scopa.domain.ai.match_odds import match_odds
 from scopa.domain.ai.medium import capture_reason
-from scopa.domain.ai.search import Searcher, world
+from scopa.domain.ai.search import Searcher, plays_left, world
 from scopa.domain.moves import Move
 from scopa.domain.rng import SplitMix64
 
@@ -31,6 +31,20 @@ WORLDS = 96
 MIN_WORLDS = 4
 RACE_Z = 2.5
 DEPTH = {2: 7, 4: 6}
+# Scopone's ten-card hands make a world dearer the more cards are left: at the deal's start
+# one world searched 4 plays deep costs about 15 ms, 5 deep 70, 6 deep some 300 (docs/ai.md).
+# So the depth grows as the hands shrink, (plays left above, depth) in order, and fewer
+# worlds bound an unclocked decision near what the server's 100 ms buys.
+SCOPONE_DEPTH = ((28, 4), (16, 5), (0, 6))
+SCOPONE_WORLDS = 24
+
+
+def depth_for(k: Knowledge) -> int:
+    """How many plays ahead the expert searches each world from ``k``."""
+    if k.rules.deal == "scopone":
+        left = plays_left(k)
+        return next(depth for above, depth in SCOPONE_DEPTH if left > above)
+    return DEPTH[k.players]
 
 
 def evaluate(
@@ -52,7 +66,7 @@ def evaluate(
     standard errors behind the leader put a move out of the race."""
     odds = match_odds(k.rules, k.scores, k.team) if match else None
     weights = card_weights(k.rules, k.piles, k.team)
-    searcher = Searcher(k, weights, depth or DEPTH[k.players], odds)
+    searcher = Searcher(k, weights, depth or depth_for(k), odds)
     unseen = k.unseen
     if k.players == 2 and k.deck_count == 0:
         worlds = 1
@@ -126,7 +140,8 @@ def choose(
     moves = candidates(k)
     if len(moves) == 1:
         return moves[0], "its only move"
-    move, done = search(k, moves, rng, samples or WORLDS, time_left=time_left)
+    worlds = samples or (SCOPONE_WORLDS if k.rules.deal == "scopone" else WORLDS)
+    move, done = search(k, moves, rng, worlds, time_left=time_left)
     what = capture_reason(k, move) if move.capture else "lays a card"
     if k.players == 2 and k.deck_count == 0:
         return move, f"{what}: the rest of the deal worked out exactly"

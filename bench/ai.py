@@ -125,9 +125,9 @@ def main() -> None:
         "max_ms": round(max(forced, default=0.0), 3),
     }
     print(f"expert, forced moves: {figures['forced']}")
-    seeded = timed(states, "expert", None, SEEDED_SAMPLES)
+    seeded = timed(states, "expert", None, SEEDED_SAMPLES[args.deal])
     figures["seeded"] = {
-        "samples": SEEDED_SAMPLES,
+        "samples": SEEDED_SAMPLES[args.deal],
         "median_ms": round(statistics.median(seeded), 3),
         "p99_ms": round(percentile(seeded, 99), 3),
         "max_ms": round(max(seeded), 3),

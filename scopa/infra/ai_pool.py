@@ -12,9 +12,10 @@ A pool whose process died (SIGKILL, the OOM killer) is broken for good
 it or by a check twice a second, and the decision is tried once more on the new pool.
 Until the new pool is up, ``missing`` is true and the observer is told.
 
-A seeded match's decision reads no clock: the expert searches ``SEEDED_SAMPLES`` sampled
-deals, so the same match gets the same moves on every run and machine however loaded.
-Any other decision samples until its time budget is spent.
+A seeded match's decision reads no clock: the expert searches a fixed number of sampled
+deals (``SEEDED_SAMPLES``, by the deal's kind), so the same match gets the same moves on
+every run and machine however loaded. Any other decision samples until its time budget is
+spent.
 """
 
 from __future__ import annotations
@@ -47,9 +48,11 @@ CHECK_SECONDS = 0.5
 OVERRUN_SECONDS = 0.020
 # The order of AI work, most urgent first.
 HUMAN_WAITS, FOR_A_HUMAN_SEAT, AI_ONLY, REVIEW = 0, 1, 2, 3
-# The expert's fixed search in a seeded match: measured by ``python -m bench.ai`` to stay
-# inside the default 100 ms budget on one core (docs/ai.md), its slowest decision included.
-SEEDED_SAMPLES = 32
+# The expert's fixed search in a seeded match, by the deal's kind: measured by ``python -m
+# bench.ai`` (``--deal scopone``) to stay inside the default 100 ms budget on one core
+# (docs/ai.md), its slowest decision included. A Scopone world holds ten-card hands and
+# costs many times a Scopa one.
+SEEDED_SAMPLES = {"scopa": 32, "scopone": 6}
 
 
 def urgency(state: MatchState, seat: int) -> int:
@@ -65,7 +68,8 @@ def _decide(
 ) -> tuple[Move, str, float]:  # runs in a worker: module level, so it pickles
     started = time.perf_counter()
     if state.seeded:
-        move, reason = decide(state, seat, level, seed, samples=SEEDED_SAMPLES)
+        samples = SEEDED_SAMPLES[state.rules.deal]
+        move, reason = decide(state, seat, level, seed, samples=samples)
     else:
         move, reason = decide(
             state, seat, level, seed, budget_ms=budget_ms, clock=time.perf_counter

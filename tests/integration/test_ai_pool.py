@@ -132,8 +132,8 @@ async def test_a_seeded_match_is_searched_a_fixed_amount_and_an_unseeded_one_on_
     state, _ = new_match(make_rules(), seats, seed=7, first_dealer=1)
     state, _ = play(state, 0, legal_moves(state)[2])  # QH takes QS: the expert has 3 moves
     unseeded = msgspec.structs.replace(state, seeded=False)
-    fixed = decide(state, 1, "expert", 99, samples=SEEDED_SAMPLES)
-    assert fixed[1].endswith(f"over {SEEDED_SAMPLES} sampled deals")
+    fixed = decide(state, 1, "expert", 99, samples=SEEDED_SAMPLES["scopa"])
+    assert fixed[1].endswith(f"over {SEEDED_SAMPLES['scopa']} sampled deals")
     for budget_ms in (1, 1000):
         ai = PooledAi(0, budget_ms=budget_ms)
         try:
@@ -143,3 +143,17 @@ async def test_a_seeded_match_is_searched_a_fixed_amount_and_an_unseeded_one_on_
         finally:
             await ai.close()
     assert hurried[1].endswith("over 4 sampled deals")  # the clock stopped it at the least
+
+
+async def test_a_seeded_scopone_match_is_searched_its_own_fixed_amount() -> None:
+    """Ten-card hands make a Scopone world dear: a seeded one gets fewer sampled deals."""
+    seats = (Seat("ai", "expert"), Seat("human"), Seat("human"), Seat("human"))
+    state, _ = new_match(make_rules(players=4, deal="scopone"), seats, seed=7, first_dealer=3)
+    assert SEEDED_SAMPLES["scopone"] < SEEDED_SAMPLES["scopa"]
+    fixed = decide(state, 0, "expert", 99, samples=SEEDED_SAMPLES["scopone"])
+    assert fixed[1].endswith(f"over {SEEDED_SAMPLES['scopone']} sampled deals")
+    ai = PooledAi(0, budget_ms=1000)
+    try:
+        assert await ai.decide(state, 0, "expert", 99) == fixed
+    finally:
+        await ai.close()

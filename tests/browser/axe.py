@@ -37,8 +37,7 @@ def serious_violations(page: Any) -> list[dict[str, Any]]:
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(axe_script()))
     result: dict[str, Any] = page.evaluate(
-        "tags => axe.run(document,"
-        " {runOnly: {type: 'tag', values: tags}})",
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})",
         TAGS,
     )
     found = result["violations"] + [v for v in result["incomplete"] if v["id"] in DECIDED_HERE]

@@ -80,7 +80,8 @@ def open_page(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]
     """Call it for a client page: ``open_page()``, ``open_page(phone=True)``,
     ``open_page(on=other_server)``; ``init_script`` runs before the page's own;
     ``viewport`` ({"width", "height"}) overrides the size, ``locale`` the browser's
-    language, and ``prefs`` are the device's first preferences (``{"deck": "french"}``)."""
+    language, and ``prefs`` are the device's first preferences (``{"deck": "french"}``);
+    ``bypass_csp`` lets a test inject a script of its own (the accessibility scan)."""
     contexts: list[Any] = []
     clients: list[WebClient] = []
 
@@ -92,6 +93,7 @@ def open_page(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]
         viewport: dict[str, int] | None = None,
         locale: str = "en-US",
         prefs: dict[str, str] | None = None,
+        bypass_csp: bool = False,
     ) -> WebClient:
         target = on or server
         context = browser.new_context(
@@ -100,6 +102,7 @@ def open_page(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]
             has_touch=phone,
             is_mobile=phone,
             locale=locale,
+            bypass_csp=bypass_csp,
         )
         if prefs:
             # Only where the page has not chosen yet: a choice made in the page survives reloads.

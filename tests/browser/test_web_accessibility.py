@@ -8,10 +8,9 @@ each deck, and each language each deck, in four runs rather than eight.
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -20,7 +19,6 @@ import pytest
 from tests.browser.axe import assert_accessible, axe_script, serious_violations
 from tests.browser.test_web_play import create_over_api, deck_dealing
 from tests.browser.web_client import WebClient, require
-from tests.support.server_process import Server
 
 pytestmark = pytest.mark.browser
 
@@ -33,14 +31,7 @@ COMBOS = [
     pytest.param(("phone", "it", "italian"), id="phone-it-italian"),
 ]
 # The preferences as the client keeps them (storage.js), set before its scripts run.
-PREFS_JS = """
-try {
-  const key = "scopa.prefs";
-  let prefs = {};
-  try { prefs = JSON.parse(localStorage.getItem(key)) || {}; } catch {}
-  localStorage.setItem(key, JSON.stringify({ ...prefs, ...%s }));
-} catch {}
-"""
+LOCALES = {"en": "en-US", "it": "it-IT"}
 NAMED = re.compile(r"\w")
 
 
@@ -58,39 +49,23 @@ def language(combo: tuple[str, str, str]) -> str:
 
 @pytest.fixture
 def scan_page(
-    combo: tuple[str, str, str], browser: Any, server: Server
-) -> Iterator[Callable[[], WebClient]]:
-    """Pages at the size, in the language and with the deck of this run; like
-    ``open_page``, a console error fails the test."""
+    combo: tuple[str, str, str], open_page: Callable[..., WebClient]
+) -> Callable[[], WebClient]:
+    """Pages at the size, in the language and with the deck of this run."""
     size, language, deck = combo
     axe_script()
-    contexts: list[Any] = []
-    clients: list[WebClient] = []
 
     def make() -> WebClient:
-        phone = size == "phone"
-        context = browser.new_context(
-            viewport=PHONE if phone else DESKTOP,
-            base_url=server.base_url,
-            has_touch=phone,
-            is_mobile=phone,
+        return open_page(
+            phone=size == "phone",
+            viewport=PHONE if size == "phone" else DESKTOP,
+            locale=LOCALES[language],
+            prefs={"language": language, "deck": deck, "pace": "fast"},
             # A page that forbids inline scripts must still take the injected axe.
             bypass_csp=True,
         )
-        prefs = {"language": language, "deck": deck, "pace": "fast"}
-        context.add_init_script(PREFS_JS % json.dumps(prefs))
-        contexts.append(context)
-        client = WebClient(context.new_page(), server.base_url)
-        clients.append(client)
-        return client
 
-    try:
-        yield make
-    finally:
-        errors = [e for c in clients for e in c.errors]
-        for context in contexts:
-            context.close()
-    assert not errors, f"console errors or uncaught exceptions: {errors}"
+    return make
 
 
 def visit(client: WebClient, language: str, address: str, ready: str) -> None:

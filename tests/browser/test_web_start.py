@@ -8,7 +8,7 @@ the page opens offline."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,33 +39,13 @@ READY = "#new-match button[type=submit]:not([disabled])"
 
 
 @pytest.fixture
-def open_in(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]]:
-    """A page in a fresh context whose browser speaks ``language``, at one of SIZES;
-    like ``open_page``, the test fails on any console error or uncaught exception."""
-    contexts: list[Any] = []
-    clients: list[WebClient] = []
+def open_in(open_page: Callable[..., WebClient]) -> Callable[..., WebClient]:
+    """A page whose browser speaks ``language``, at one of SIZES."""
 
     def make(language: str = "en", size: str = "desktop") -> WebClient:
-        phone = size == "phone"
-        context = browser.new_context(
-            viewport=SIZES[size],
-            locale=LOCALES[language],
-            base_url=server.base_url,
-            has_touch=phone,
-            is_mobile=phone,
-        )
-        contexts.append(context)
-        client = WebClient(context.new_page(), server.base_url)
-        clients.append(client)
-        return client
+        return open_page(phone=size == "phone", viewport=SIZES[size], locale=LOCALES[language])
 
-    try:
-        yield make
-    finally:
-        errors = [e for c in clients for e in c.errors]
-        for context in contexts:
-            context.close()
-    assert not errors, f"console errors or uncaught exceptions: {errors}"
+    return make
 
 
 def text_of(page: Any, selector: str) -> str:

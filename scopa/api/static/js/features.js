@@ -52,6 +52,7 @@ function describe(doc) {
     names: createAccepts("seats.name"),
     clock: createAccepts("rules.turn_seconds"),
     reveal: createAccepts("rules.reveal_ai_hands"),
+    scopone: createAccepts("rules.deal"),
     version: doc?.info?.version || null,
   });
 }

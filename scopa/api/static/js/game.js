@@ -7,7 +7,7 @@ import { $, h, say, sleep } from "./dom.js";
 import { EventFeed } from "./feed.js";
 import { Picker } from "./input.js";
 import { onLanguage, t, tn } from "./i18n.js";
-import { applyEvent, fromView, newlyReached, seatLabel, teamLabel } from "./model.js";
+import { applyEvent, dealtEach, fromView, newlyReached, seatLabel, teamLabel } from "./model.js";
 import { dealScoreTable, moveText, outcome, recordList, renderTally, reviewList } from "./panels.js";
 import { renderBoard } from "./render.js";
 import { applyMotion, motionReduced, setupSettings } from "./settings.js";
@@ -490,8 +490,9 @@ export class MatchScreen {
   abortable() {
     const m = this.model;
     if (m.status === "waiting") return true;
-    const size = m.rules.hand_size;
-    const untouched = m.deck_count === 40 - 4 - m.seats.length * size;
+    const size = dealtEach(m);
+    // Scopone has no stock, so nothing is dealt after the start that could mark a deal touched.
+    const untouched = m.rules.deal === "scopone" || m.deck_count === 40 - 4 - m.seats.length * size;
     return m.status === "active" && m.deal === 1 && untouched
       && m.seats.every((s) => s.kind !== "human" || s.hand_count === size);
   }

@@ -13,6 +13,7 @@ function rulesText(view) {
   const r = view.rules;
   const parts = [t("lobby.rules.target", { target: r.target }), tn("lobby.rules.players", view.seats.length)];
   parts.push(r.capture === "fifteen" ? t("lobby.rules.fifteen") : t("lobby.rules.classic"));
+  if (r.deal === "scopone") parts.push(t("lobby.rules.scopone"));
   if (r.hand_size === 6) parts.push(t("lobby.rules.six"));
   if (ACE_SWEEPS.has(r.ace_sweeps)) parts.push(t(`lobby.rules.ace.${r.ace_sweeps}`));
   if (r.king_of_diamonds) parts.push(t("lobby.rules.king"));

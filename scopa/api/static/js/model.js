@@ -30,12 +30,15 @@ function take(team, cards) {
 
 const emptyPile = (team) => ({ ...team, captured: [], captured_count: 0, diamonds: 0, settebello: false, sweeps: 0 });
 
+/** Cards each seat is dealt at once: a packet, or in Scopone the whole deck shared out. */
+export const dealtEach = (m) => (m.rules.deal === "scopone" ? DECK_SIZE / m.seats.length : m.rules.hand_size);
+
 /** The model after ``event``; the argument is left as it was. */
 export function applyEvent(model, event) {
   const m = structuredClone(model);
   m.legal_moves = [];
   m.turn = null;
-  const size = m.rules.hand_size;
+  const size = dealtEach(m);
   switch (event.type) {
     case "redeal":
       m.table = [...event.table];

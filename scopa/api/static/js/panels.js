@@ -45,6 +45,7 @@ export function renderTally(el, model, current, localSeats, fresh = []) {
     h(
       "p",
       { class: "deal-line" },
+      model.rules.deal === "scopone" ? h("span", { class: "game-name" }, t("score.game.scopone")) : null,
       h("span", { class: "deal-number" }, t("score.deal", { deal: model.deal })),
       h("span", { class: "target" }, t("score.target", { target: model.rules.target })),
     ),

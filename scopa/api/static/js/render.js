@@ -9,6 +9,9 @@ import { t, tn } from "./i18n.js";
 import { places, seatLabel, teamLabel } from "./model.js";
 import { deckChoice } from "./settings.js";
 
+// Hands larger than Scopa's six-card packets are drawn overlapping, so ten still fit a phone.
+const FAN_FROM = 6;
+
 function art(markup) {
   const span = h("span", { class: "art", "aria-hidden": "true" });
   span.innerHTML = markup;
@@ -87,7 +90,7 @@ function handOf(scene, seat, place) {
     return h("div", { class: "hand revealed", role: "group", "aria-label": t("table.hand.revealed") }, s.hand.map((c) => cardFace(c, { small: true })));
   }
   const backs = Array.from({ length: s.hand_count }, () => cardBack());
-  return h("div", { class: "hand backs", role: "img", "aria-label": tn("table.hand.count", s.hand_count) }, backs, h("span", { class: "count", "aria-hidden": "true" }, `${s.hand_count}`));
+  return h("div", { class: `hand backs${s.hand_count > FAN_FROM ? " many" : ""}`, role: "img", "aria-label": tn("table.hand.count", s.hand_count) }, backs, h("span", { class: "count", "aria-hidden": "true" }, `${s.hand_count}`));
 }
 
 function ownHand(scene) {
@@ -95,7 +98,8 @@ function ownHand(scene) {
   const focus = Math.min(picker.focus, Math.max(0, model.hand.length - 1));
   return h(
     "div",
-    { class: "hand own", role: "group", "aria-label": t("table.hand.own") },
+    // A Scopone hand of ten overlaps like a fanned hand, each card's index left showing.
+    { class: `hand own${model.hand.length > FAN_FROM ? " fanned" : ""}`, role: "group", "aria-label": t("table.hand.own"), style: `--n: ${model.hand.length}` },
     model.hand.map((card, i) =>
       cardFace(card, {
         classes: [card === picker.selected ? "selected" : "", scene.canPlay ? "playable" : "", scene.hint?.card === card ? "hinted" : ""].join(" "),
@@ -147,7 +151,10 @@ function tableArea(scene) {
     "div",
     { class: "middle" },
     h("div", { class: `table-cards${preview.size ? " previewing" : ""}`, role: "group", "aria-label": t("table.table") }, cards.length ? cards : h("span", { class: "empty" }, t("table.empty"))),
-    h("div", { class: "deck", title: t("table.deck.title") }, model.deck_count ? cardBack(false) : null, h("span", { class: "deck-count" }, t("table.deck", { count: model.deck_count }))),
+    // Scopone deals the whole deck at once: there is no stock to count.
+    model.rules.deal === "scopone"
+      ? null
+      : h("div", { class: "deck", title: t("table.deck.title") }, model.deck_count ? cardBack(false) : null, h("span", { class: "deck-count" }, t("table.deck", { count: model.deck_count }))),
   );
 }
 

@@ -5,6 +5,8 @@ import { rememberSeats } from "./storage.js";
 
 const SIX_CARD_MODES = new Set(["ai", "hotseat", "online"]);
 const AI_MODES = new Set(["ai", "team"]);
+// The modes that seat four, where Scopone may be chosen instead of Scopa.
+const FOUR_SEAT_MODES = new Set(["team"]);
 
 /** The create body the form describes; options the server lacks are never sent. */
 export function createBody(form, features) {
@@ -30,6 +32,7 @@ export function createBody(form, features) {
     king_of_diamonds: f.king_of_diamonds.checked,
     diamond_sequence: f.diamond_sequence.checked,
   };
+  if (features.scopone && FOUR_SEAT_MODES.has(mode) && f.game.value === "scopone") rules.deal = "scopone";
   if (features.reveal && f.reveal_ai_hands.checked && AI_MODES.has(mode)) rules.reveal_ai_hands = true;
   if (features.clock && f.turn_seconds.value) {
     rules.turn_seconds = Number(f.turn_seconds.value);

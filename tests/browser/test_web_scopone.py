@@ -23,7 +23,10 @@ def start_scopone(client: WebClient) -> dict[str, object]:
     page = client.page
     page.goto("/")
     page.check("input[name=mode][value=team]")
+    sixteen = page.locator("input[name=target][value='16']")
+    assert not sixteen.is_visible()  # Scopone's own target, not Scopa's
     page.check("input[name=game][value=scopone]")
+    sixteen.check()
     page.select_option("select[name=level]", "easy")
     page.select_option("select[name=partner_level]", "easy")
     page.click("#new-match button[type=submit]")
@@ -74,6 +77,7 @@ def test_a_scopone_match_from_the_start_page(
     width = SIZES[size]["width"]
     view = start_scopone(client)
     assert view["rules"]["deal"] == "scopone"
+    assert view["rules"]["target"] == 16
     assert [s["kind"] for s in view["seats"]] == ["human", "ai", "ai", "ai"]
     assert {s["level"] for s in view["seats"][1:]} == {"easy"}
 

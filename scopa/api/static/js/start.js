@@ -49,9 +49,17 @@ export function problemText(error) {
 }
 
 function showModes(form) {
-  const mode = form.elements.mode.value;
+  const f = form.elements;
+  const mode = f.mode.value;
   for (const el of $$("[data-modes]", form)) el.hidden = !el.dataset.modes.split(" ").includes(mode);
-  form.elements.ace_sweeps.disabled = form.elements.capture.value === "fifteen";
+  // Scopone's own targets (16, the usual third) show only while Scopone is chosen.
+  const game = FOUR_SEAT_MODES.has(mode) && f.game ? f.game.value : "scopa";
+  for (const el of $$("[data-game]", form)) {
+    el.hidden = el.dataset.game !== game;
+    const input = el.querySelector("input");
+    if (el.hidden && input.checked) f.target.value = "11";
+  }
+  f.ace_sweeps.disabled = f.capture.value === "fifteen";
 }
 
 export function setupStart(api, features, opened) {

@@ -8,21 +8,17 @@ its upstream failed). Skipped where nginx is not installed
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.nginx import local_conf
-from tests.support.server_process import free_port
+from tests.support.nginx import running_nginx
 
 pytestmark = [
     pytest.mark.postgres,
@@ -35,35 +31,6 @@ pytestmark = [
 
 # Liveness only: an unbuffered event crosses loopback in milliseconds.
 FIRST_EVENT_SECONDS = 2.0
-READY_SECONDS = 20.0
-
-
-@contextlib.contextmanager
-def nginx(folder: Path, upstreams: list[str]) -> Iterator[tuple[str, Path]]:
-    """nginx on a free loopback port in front of ``upstreams``: its URL and its log."""
-    port = free_port()
-    conf = local_conf(folder, upstreams, listen=f"127.0.0.1:{port}")
-    log = folder / "nginx.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            ["nginx", "-p", str(folder), "-c", str(conf), "-g", "daemon off;"],
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base_url}/health", timeout=2).status_code == 200:
-                    break
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        yield base_url, log
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 async def first_event(client: httpx.AsyncClient, url: str) -> dict[str, Any]:
@@ -80,7 +47,7 @@ async def test_streams_failover_and_the_log_behind_nginx(serve: Any, tmp_path: P
     first = serve()
     second = serve(first.database_url)
     upstreams = [server.base_url.removeprefix("http://") for server in (first, second)]
-    with nginx(tmp_path, upstreams) as (base_url, log):
+    with running_nginx(tmp_path, upstreams) as (base_url, log):
         async with httpx.AsyncClient(base_url=base_url, timeout=10) as client:
             created = await client.post("/v1/matches", json={"seats": [{"kind": "human"}] * 2})
             assert created.status_code == 201, created.text

@@ -6,21 +6,17 @@ as given, so no client library tidies the paths first."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
 import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-from tests.support.nginx import local_conf
-from tests.support.server_process import Server, free_port, start_server
+from tests.support.nginx import running_nginx
+from tests.support.server_process import Server, start_server
 
 pytestmark = [
     # .ci/run installs nginx: in CI a missing one is a failure, never a skip.
@@ -30,7 +26,6 @@ pytestmark = [
 ]
 
 TOKEN = "m3trics-through-the-proxy"
-READY_SECONDS = 20.0
 # Spellings of /metrics that the app serves as /metrics...
 APP_SPELLINGS = [
     "/metrics",
@@ -58,33 +53,6 @@ def request(base: tuple[str, int], method: str, path: str, token: str | None) ->
     return int(head.split()[1]), body.decode(errors="replace")
 
 
-@contextlib.contextmanager
-def nginx(folder: Path, upstream: str) -> Iterator[tuple[str, int]]:
-    """deploy/nginx.conf on a free loopback port, both its replicas ``upstream``."""
-    port = free_port()
-    conf = local_conf(folder, [upstream, upstream], listen=f"127.0.0.1:{port}")
-    log = folder / "nginx.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(
-            ["nginx", "-p", str(folder), "-c", str(conf), "-g", "daemon off;"],
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + READY_SECONDS
-        while True:
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    break
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        yield "127.0.0.1", port
-    finally:
-        process.terminate()
-        process.wait(10)
-
-
 @pytest.fixture
 def replica(sqlite_url: str, tmp_path: Path) -> Iterator[Server]:
     server = start_server(sqlite_url, tmp_path, {"SCOPA_METRICS_TOKEN": TOKEN})
@@ -110,7 +78,9 @@ def test_metrics_are_not_served_through_the_proxy(replica: Server, tmp_path: Pat
         # Each spelling is /metrics to the app: what the proxy must not let through.
         assert request(direct, "GET", path, None)[0] == 401, path
 
-    with nginx(tmp_path, f"{direct[0]}:{direct[1]}") as proxy:
+    upstream = f"{direct[0]}:{direct[1]}"
+    with running_nginx(tmp_path, [upstream, upstream]) as (base_url, _):
+        proxy = ("127.0.0.1", int(base_url.rsplit(":", 1)[1]))
         status, unknown = request(proxy, "GET", "/no-such-route", None)
         assert status == 404
         assert request(proxy, "GET", "/health", None)[0] == 200

@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser.web_client import WebClient
+from tests.browser.web_client import WIDE_JS, WebClient
 from tests.support.server_process import Server, start_server
 
 pytestmark = pytest.mark.browser
@@ -115,6 +115,35 @@ def test_the_alerts_chime_unless_muted_and_the_choice_is_kept(
     page.reload()
     client.state()
     assert page.inner_text("#sound-button") == "\N{EIGHTH NOTE} Muted"
+
+
+@pytest.mark.parametrize("locale", ["en-US", "it-IT"])
+def test_the_tally_fits_a_phone_once_the_settebello_is_taken(
+    open_page: Callable[..., WebClient], locale: str
+) -> None:
+    """The Italian deck names the settebello in words ("7 coins", "7 denari"), the widest
+    cell of the tally, beside a side named "Computer (easy)": the whole still fits."""
+    client = open_page(phone=True, locale=locale, prefs={"deck": "italian"})
+    page = client.page
+    # Seat 0 plays first; its 7D can only take the 7C: the settebello is taken.
+    deck = deck_dealing(["7D", "KC", "QC"], ["2S", "3S", "5S"], ["7C", "2C", "4H", "6S"])
+    body = {
+        "seats": [{"kind": "human"}, {"kind": "ai", "level": "easy"}],
+        "decks": [deck],
+        "first_dealer": 1,
+    }
+    match_id, tokens = create_over_api(client.base_url, body)
+    client.open_match(match_id, "ai", tokens)
+    assert client.state() == "turn"
+    page.locator(".hand.own .card[data-card='7D']").tap()
+    page.locator(".hand.own .card[data-card='7D']").tap()
+    settebello = page.locator("#tally td[data-what=settebello][data-team='0']")
+    settebello.and_(page.locator(".reached")).wait_for()
+    assert "7" in settebello.inner_text()
+    width = 360  # the phone size open_page gives
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, page.evaluate(
+        WIDE_JS, width
+    )
 
 
 def test_a_capture_with_a_choice_made_by_keyboard(open_page: Callable[..., WebClient]) -> None:
@@ -234,7 +263,9 @@ def test_the_phone_sized_screen(open_page: Callable[..., WebClient]) -> None:
     client.start("ai", level="easy")
     for move in range(4):
         assert client.state() == "turn"
-        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, page.evaluate(
+            WIDE_JS, 360
+        )
         for box in page.locator(".hand.own .card").all():
             edge = box.bounding_box()
             assert edge is not None

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from tests.browser.test_web_table import SIZES, ranks_clear
-from tests.browser.web_client import WebClient
+from tests.browser.web_client import WIDE_JS, WebClient
 
 pytestmark = pytest.mark.browser
 
@@ -52,12 +52,6 @@ def play_one(client: WebClient) -> str:
         choices.first.click()
     client.wait_gone(code)
     return code
-
-
-# What sticks out past the screen's right edge, to name in a failure.
-WIDE_JS = """w => [...document.querySelectorAll('body *')]
-  .filter((e) => e.getBoundingClientRect().right > w + 0.5)
-  .slice(0, 6).map((e) => `${e.tagName}.${e.className}`)"""
 
 
 def fits(client: WebClient, width: int) -> None:

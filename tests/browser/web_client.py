@@ -110,6 +110,12 @@ def require(features: dict[str, bool], *names: str) -> None:
         )
 
 
+# What sticks out past the screen's right edge (``w``), to name in a failure.
+WIDE_JS = """w => [...document.querySelectorAll('body *')]
+  .filter((e) => e.getBoundingClientRect().right > w + 0.5)
+  .slice(0, 6).map((e) => `${e.tagName}.${e.className}`)"""
+
+
 class WebClient:
     """One browser page of the client, with the API at hand to check what it shows."""
 

@@ -85,21 +85,25 @@ def test_a_whole_match_against_easy_ai_by_clicking_only(
     assert client.page.evaluate("window.chimes") >= 2 * len(view["deal_scores"])
 
 
+def settebello_first() -> dict[str, object]:
+    """A match against the easy AI where seat 0 plays first and its 7D can only take the
+    7C: the settebello is taken with the first card."""
+    deck = deck_dealing(["7D", "KC", "QC"], ["2S", "3S", "5S"], ["7C", "2C", "4H", "6S"])
+    return {
+        "seats": [{"kind": "human"}, {"kind": "ai", "level": "easy"}],
+        "decks": [deck],
+        "first_dealer": 1,
+    }
+
+
 def test_the_alerts_chime_unless_muted_and_the_choice_is_kept(
     open_page: Callable[..., WebClient],
 ) -> None:
     # The French deck writes the settebello 7♦ (the Italian one, "7 coins").
     client = open_page(init_script=COUNT_CHIMES, prefs={"deck": "french"})
     page = client.page
-    # Seat 0 plays first; its 7D can only take the 7C: the settebello is taken.
-    deck = deck_dealing(["7D", "KC", "QC"], ["2S", "3S", "5S"], ["7C", "2C", "4H", "6S"])
-    body = {
-        "seats": [{"kind": "human"}, {"kind": "ai", "level": "easy"}],
-        "decks": [deck],
-        "first_dealer": 1,
-    }
     for sound in (True, False):
-        match_id, tokens = create_over_api(client.base_url, body)
+        match_id, tokens = create_over_api(client.base_url, settebello_first())
         client.open_match(match_id, "ai", tokens)
         assert client.state() == "turn"
         if not sound:
@@ -125,14 +129,7 @@ def test_the_tally_fits_a_phone_once_the_settebello_is_taken(
     cell of the tally, beside a side named "Computer (easy)": the whole still fits."""
     client = open_page(phone=True, locale=locale, prefs={"deck": "italian"})
     page = client.page
-    # Seat 0 plays first; its 7D can only take the 7C: the settebello is taken.
-    deck = deck_dealing(["7D", "KC", "QC"], ["2S", "3S", "5S"], ["7C", "2C", "4H", "6S"])
-    body = {
-        "seats": [{"kind": "human"}, {"kind": "ai", "level": "easy"}],
-        "decks": [deck],
-        "first_dealer": 1,
-    }
-    match_id, tokens = create_over_api(client.base_url, body)
+    match_id, tokens = create_over_api(client.base_url, settebello_first())
     client.open_match(match_id, "ai", tokens)
     assert client.state() == "turn"
     page.locator(".hand.own .card[data-card='7D']").tap()

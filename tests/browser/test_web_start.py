@@ -126,6 +126,32 @@ def test_the_language_switch_translates_every_screen_and_is_kept(
     assert stored == "en"
 
 
+def test_each_level_says_how_it_plays_in_the_language_chosen(
+    open_in: Callable[..., WebClient],
+) -> None:
+    en = CATALOGUES["en"]
+    it = CATALOGUES["it"]
+    page = open_in("en").page
+    page.goto("/")
+    page.wait_for_selector(READY)
+    # The level already chosen is described, and the description is the select's.
+    assert text_of(page, "#level-about") == en["level.about.medium"]
+    assert page.get_attribute("select[name=level]", "aria-describedby") == "level-about"
+    assert not page.locator("#partner-level-about").is_visible()
+    for level in ("easy", "hard", "expert"):
+        page.select_option("select[name=level]", level)
+        assert text_of(page, "#level-about") == en[f"level.about.{level}"]
+    # Playing with a partner, each of the two levels chosen is described.
+    page.check("input[name=mode][value=team]")
+    page.select_option("select[name=partner_level]", "easy")
+    assert text_of(page, "#partner-level-about") == en["level.about.easy"]
+    assert text_of(page, "#level-about") == en["level.about.expert"]
+    page.select_option("#language-select", "it")
+    page.wait_for_function("() => document.documentElement.lang === 'it'")
+    assert text_of(page, "#level-about") == it["level.about.expert"]
+    assert text_of(page, "#partner-level-about") == it["level.about.easy"]
+
+
 def test_the_deck_chosen_on_the_start_page_is_kept_on_this_device(
     open_in: Callable[..., WebClient],
 ) -> None:

@@ -1,6 +1,7 @@
 // The start screen's form: who plays, to what target, under which rules; then create.
 
 import { $, $$, say } from "./dom.js";
+import { onLanguage, t } from "./i18n.js";
 import { rememberSeats } from "./storage.js";
 
 const SIX_CARD_MODES = new Set(["ai", "hotseat", "online"]);
@@ -60,6 +61,14 @@ function showModes(form) {
     if (el.hidden && input.checked) f.target.value = "11";
   }
   f.ace_sweeps.disabled = f.capture.value === "fifteen";
+  describeLevels(form);
+}
+
+/** Under each level's choice, how that level plays, in words. */
+function describeLevels(form) {
+  for (const about of $$("[data-about]", form)) {
+    say(about, t(`level.about.${form.elements[about.dataset.about].value}`));
+  }
 }
 
 export function setupStart(api, features, opened) {
@@ -67,6 +76,7 @@ export function setupStart(api, features, opened) {
   const error = $(".form-error", form);
   form.addEventListener("change", () => showModes(form));
   showModes(form);
+  onLanguage(() => describeLevels(form));
   // Enabled only now: a click before this would submit the form as plain HTML.
   $("button[type=submit]", form).disabled = false;
   form.addEventListener("submit", async (event) => {

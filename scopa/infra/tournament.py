@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import cast
 
 from scopa.domain.ai import OPPONENTS
@@ -120,6 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="expert's clock per decision (wall time), as the server's SCOPA_AI_BUDGET_MS; "
         "without it decisions are timed in CPU",
     )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="with --ladder, how many processes play the pairings (default %(default)s); "
+        "each pairing still times its decisions on one core",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--progress", action="store_true", help="a line per match on stderr")
     return p
@@ -155,8 +164,8 @@ def _report(s: dict[str, object]) -> str:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    if args.matches < 1:
-        print("--matches must be at least 1", file=sys.stderr)
+    if args.matches < 1 or args.jobs < 1:
+        print("--matches and --jobs must be at least 1", file=sys.stderr)
         return 2
     try:
         rules = make_rules(target=args.target, players=args.players, deal=args.deal)
@@ -189,26 +198,23 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _pairing(pair: tuple[str, str], args: argparse.Namespace, rules: Rules) -> dict[str, object]:
+    a, b = pair
+    clock = _clock(args.budget_ms)
+    return summary(run(a, b, args.matches, args.seed, rules, args.players, args.budget_ms, clock))
+
+
 def _ladder(args: argparse.Namespace, rules: Rules) -> int:
     levels = args.ladder.split(",")
     unknown = [lv for lv in levels if lv not in OPPONENTS]
     if unknown or len(levels) < 2:
         print(f"--ladder needs two or more of {', '.join(OPPONENTS)}", file=sys.stderr)
         return 2
+    pairs = [(a, b) for i, a in enumerate(levels) for b in levels[i + 1 :]]
+    play = functools.partial(_pairing, args=args, rules=rules)
     pairings = []
-    for i, a in enumerate(levels):
-        for b in levels[i + 1 :]:
-            result = run(
-                a,
-                b,
-                args.matches,
-                args.seed,
-                rules,
-                args.players,
-                args.budget_ms,
-                _clock(args.budget_ms),
-            )
-            s = summary(result)
+    with ProcessPoolExecutor(args.jobs) as pool:
+        for s in pool.map(play, pairs):
             pairings.append(s)
             if not args.json:
                 print(_report(s), end="\n\n", flush=True)

@@ -119,3 +119,17 @@ def test_command_line_ladder(capsys: pytest.CaptureFixture[str]) -> None:
     ]  # fmt: skip
     assert set(out["ratings"]) == {"easy", "medium", "hard"}
     assert out["ratings"]["easy"]["elo"] == 0.0
+
+
+def test_a_ladder_over_processes_plays_the_same_matches(capsys: pytest.CaptureFixture[str]) -> None:
+    def ladder(jobs: str) -> dict[str, object]:
+        argv = ["--ladder", "easy,medium,hard", "--matches", "4", "--seed", "5", "--json"]
+        assert main([*argv, "--jobs", jobs]) == 0
+        out = json.loads(capsys.readouterr().out)
+        for pairing in out["pairings"]:
+            del pairing["ms_a"], pairing["ms_b"]  # CPU time differs run to run
+        return dict(out)
+
+    assert ladder("2") == ladder("1")
+    assert main(["--ladder", "easy,medium", "--jobs", "0"]) == 2
+    assert "--jobs" in capsys.readouterr().err

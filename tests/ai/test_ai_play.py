@@ -117,7 +117,7 @@ def test_expert_stops_when_the_budget_is_spent() -> None:
     clock = lambda: next(ticks) / 50  # noqa: E731
     move, reason = decide(state, 0, "expert", 5, budget_ms=30, clock=clock)
     assert move in legal_moves(state)
-    assert reason.endswith("over 4 sampled deals")
+    assert reason.endswith("over 3 sampled deals")
 
 
 def test_a_budget_needs_a_clock() -> None:
@@ -142,3 +142,31 @@ def test_expert_solves_the_last_cards_exactly() -> None:
     move, reason = decide(state, 0, "expert", 1)
     assert str(move) == "7C:2C+5C"
     assert reason.endswith("the rest of the deal worked out exactly")
+
+
+def test_expert_hint_names_the_sweep_it_denies() -> None:
+    # Laying the 2 leaves 6 + 2 = 8 for the rival's jack; the king leaves 16.
+    state = position(["2C KD", "JS AS"], "6H", stock=0)
+    move, reason = decide(state, 0, "expert", 1)
+    assert str(move) == "KD:"
+    assert reason.startswith("denies a sweep (the next best move lets the rival sweep in 1 of 1")
+    sampled = position(["2C KD", "AC 4C 5C"], "6H")
+    move, reason = decide(sampled, 0, "expert", 1)
+    assert str(move) == "KD:"
+    assert reason.startswith("denies a sweep")
+    swept, seen = (int(w) for w in reason.split(" in ")[1].split()[0:3:2])
+    assert 0 < swept <= seen
+
+
+def test_expert_hint_names_the_settebello_it_keeps() -> None:
+    # Laid, the settebello falls to the rival's 7; the 6 keeps it in hand.
+    state = position(["7D 6C", "7C 2S"], "KS 5D", stock=0)
+    move, reason = decide(state, 0, "expert", 1)
+    assert str(move) == "6C:"
+    assert reason.startswith("keeps the settebello race")
+
+
+def test_expert_hint_names_the_settebello_it_takes() -> None:
+    state = position(["7C KS 2H", "AC 4C 5C"], "7D 3C 6H")
+    _, reason = decide(state, 0, "expert", 1)
+    assert reason.startswith("takes the settebello: best of 3 moves")

@@ -142,7 +142,7 @@ async def test_a_seeded_match_is_searched_a_fixed_amount_and_an_unseeded_one_on_
                 hurried = await ai.decide(unseeded, 1, "expert", 99)
         finally:
             await ai.close()
-    assert hurried[1].endswith("over 4 sampled deals")  # the clock stopped it at the least
+    assert hurried[1].endswith("over 3 sampled deals")  # the clock stopped it at the least
 
 
 async def test_a_seeded_scopone_match_is_searched_its_own_fixed_amount() -> None:

@@ -20,6 +20,8 @@ from scopa.domain.ai.knowledge import Knowledge, candidates
 from scopa.domain.ai.match_odds import match_odds
 from scopa.domain.ai.medium import capture_reason
 from scopa.domain.ai.search import Searcher, plays_left, world
+from scopa.domain.cards import SETTEBELLO
+from scopa.domain.deal import Deal
 from scopa.domain.moves import Move
 from scopa.domain.rng import SplitMix64
 
@@ -28,9 +30,19 @@ from scopa.domain.rng import SplitMix64
 # decisions early. With 4 players 6 plays deep beat 5 by 5 points over 1,500 matches on
 # the same seeds, its p99 still under 100 ms; 7 and more broke that p99.
 WORLDS = 96
-MIN_WORLDS = 4
+MIN_WORLDS = 3
 RACE_Z = 2.5
-DEPTH = {2: 7, 4: 6}
+# The expert takes moves valued the same in each of its first 2 worlds as equivalent: its
+# commonest decision (two candidates) then costs two worlds, not three, which brought its
+# median CPU under half pimc's for about 3 points of win rate against pimc (docs/ai.md).
+# Hard, with 6 worlds, lost as much and has CPU to spare: it waits for the race's 3.
+EQUIVALENT_WORLDS = 2
+DEPTH = {2: 6, 4: 6}
+# Against pimc (docs/ai.md) 6 plays deep and 3 worlds before the race may end kept the
+# win rate of 7 and 4 at half the median CPU. Alpha-beta searches about 120 positions a
+# millisecond, so past this many positions no more worlds are dealt: the p99 stays under
+# 100 ms without a clock, the same arguments still giving the same move.
+NODE_BUDGET = 5000
 # Scopone's ten-card hands make a world dearer the more cards are left: at the deal's start
 # one world searched 4 plays deep costs about 15 ms, 5 deep 70, 6 deep some 300 (docs/ai.md).
 # So the depth grows as the hands shrink, (plays left above, depth) in order, and fewer
@@ -58,12 +70,17 @@ def evaluate(
     depth: int | None = None,
     race_z: float = RACE_Z,
     time_left: Callable[[], float] | None = None,
+    trace: list[tuple[Deal, dict[int, float]]] | None = None,
+    equivalent_after: int = MIN_WORLDS,
 ) -> tuple[list[float | None], int]:
     """Each move's mean value over the worlds (None once it left the race), and how many
     worlds were searched. ``match`` adds the swing in the chance of winning the match;
     without it a value is in deal points, the seat's team minus the other. ``depth`` is how
     many plays each world is searched ahead (by default the expert's); ``race_z`` how many
-    standard errors behind the leader put a move out of the race."""
+    standard errors behind the leader put a move out of the race, ``equivalent_after`` after
+    how many worlds moves valued the same in each are taken as equivalent. ``trace``
+    receives each world and the values found in it, by move index, for the hint to
+    explain the choice."""
     odds = match_odds(k.rules, k.scores, k.team) if match else None
     weights = card_weights(k.rules, k.piles, k.team)
     searcher = Searcher(k, weights, depth or depth_for(k), odds)
@@ -84,9 +101,14 @@ def evaluate(
         found = searcher.values(deal, [moves[i] for i in active])
         for i, v in zip(active, found, strict=True):
             values[i].append(v)
+        if trace is not None:
+            trace.append((deal, dict(zip(active, found, strict=True))))
         done += 1
-        if race and done >= MIN_WORLDS:
-            active = _still_racing(values, active, race_z)
+        if race and done >= equivalent_after:
+            active = _still_racing(values, active, race_z if done >= MIN_WORLDS else None)
+            # Scopone bounds its decisions by its own depths and worlds, measured uncapped.
+            if searcher.nodes > NODE_BUDGET and k.rules.deal != "scopone":
+                break
     if len(active) == 1 and done == 0:
         return [0.0 if i in active else None for i in range(n)], 0
     means: list[float | None] = [None] * n
@@ -95,24 +117,26 @@ def evaluate(
     return means, done
 
 
-def _still_racing(values: list[list[float]], active: list[int], race_z: float) -> list[int]:
+def _still_racing(values: list[list[float]], active: list[int], race_z: float | None) -> list[int]:
+    """The moves still in the race: all but those whose shortfall behind the leader is over
+    ``race_z`` standard errors, or only the leader when no move's values differ from its
+    (equivalent moves: any of them will do). ``race_z`` None: too few worlds to race yet."""
     n = len(values[active[0]])
     leader = max(active, key=lambda i: sum(values[i]))
     lead = values[leader]
+    if all(values[i] == lead for i in active):
+        return [leader]
+    if race_z is None:
+        return active
     kept = [leader]
-    differed = False
     for i in active:
         if i == leader:
             continue
         diffs = [a - b for a, b in zip(lead, values[i], strict=True)]
         mean = sum(diffs) / n
         spread = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        if spread > 0.0 or mean != 0.0:
-            differed = True
         if mean <= race_z * math.sqrt(spread / n):
             kept.append(i)
-    if not differed:
-        return [leader]  # equivalent moves: any of them will do
     return sorted(kept)
 
 
@@ -141,8 +165,70 @@ def choose(
     if len(moves) == 1:
         return moves[0], "its only move"
     worlds = samples or (SCOPONE_WORLDS if k.rules.deal == "scopone" else WORLDS)
-    move, done = search(k, moves, rng, worlds, time_left=time_left)
-    what = capture_reason(k, move) if move.capture else "lays a card"
+    trace: list[tuple[Deal, dict[int, float]]] = []
+    means, done = evaluate(
+        k,
+        moves,
+        rng,
+        worlds,
+        time_left=time_left,
+        trace=trace,
+        equivalent_after=EQUIVALENT_WORLDS,
+    )
+    best = max((m, -i) for i, m in enumerate(means) if m is not None)
+    move = moves[-best[1]]
+    what = explain(k, moves, -best[1], trace)
     if k.players == 2 and k.deck_count == 0:
         return move, f"{what}: the rest of the deal worked out exactly"
     return move, f"{what}: best of {len(moves)} moves over {done} sampled deals"
+
+
+def explain(
+    k: Knowledge, moves: list[Move], chosen: int, trace: list[tuple[Deal, dict[int, float]]]
+) -> str:
+    """Why ``moves[chosen]`` beat the runner-up (the move that met the most worlds, then
+    the best of those), from what follows each in the worlds both met: how often the next
+    rival could sweep, or take the settebello, after it."""
+    move = moves[chosen]
+    plain = capture_reason(k, move) if move.capture else "lays a card"
+    if move.capture and (k.is_sweep(move) or SETTEBELLO in (move.card, *move.capture)):
+        return plain  # what it takes is the reason
+    met: dict[int, list[float]] = {}
+    for _, found in trace:
+        for i, v in found.items():
+            if i != chosen:
+                met.setdefault(i, []).append(v)
+    if not met:
+        return plain
+    runner = max(met, key=lambda i: (len(met[i]), sum(met[i]) / len(met[i])))
+    shared = [deal for deal, found in trace if runner in found]
+    mine = _rival_replies(shared, move)
+    theirs = _rival_replies(shared, moves[runner])
+    n = len(shared)
+    # A difference in a quarter of the worlds or more is the search's reason, not noise.
+    enough = max(1, n // 4)
+    if theirs[0] - mine[0] >= enough:
+        return (
+            f"denies a sweep (the next best move lets the rival sweep in {theirs[0]} of {n} deals)"
+        )
+    if theirs[1] - mine[1] >= enough:
+        return (
+            "keeps the settebello race (the next best move lets the rival take it in "
+            f"{theirs[1]} of {n} deals)"
+        )
+    return plain
+
+
+def _rival_replies(worlds: list[Deal], move: Move) -> tuple[int, int]:
+    """In how many of ``worlds`` the next player, a rival, could sweep after ``move``, and
+    in how many take the settebello."""
+    sweeps = settebello = 0
+    for deal in worlds:
+        child = deal.clone()
+        child.play(move)
+        if child.is_over():
+            continue
+        replies = [m for m in child.legal_moves() if m.capture]
+        sweeps += any(child.is_sweep(m) for m in replies)
+        settebello += any(SETTEBELLO in m.capture for m in replies)
+    return sweeps, settebello

@@ -61,6 +61,10 @@ def world(k: Knowledge, unseen: Sequence[int], rng: SplitMix64) -> Deal:
     )
 
 
+def _taken(move: Move) -> int:
+    return len(move.capture)
+
+
 def plays_left(k: Knowledge) -> int:
     return k.deck_count + sum(k.hand_counts)
 
@@ -68,7 +72,7 @@ def plays_left(k: Knowledge) -> int:
 class Searcher:
     """The fixed parts of one decision's search: whose side, the weights, the depth."""
 
-    __slots__ = ("k", "team", "weights", "depth", "exact", "odds", "base", "sweeps0")
+    __slots__ = ("k", "team", "weights", "depth", "exact", "odds", "base", "sweeps0", "nodes")
 
     def __init__(
         self, k: Knowledge, weights: Sequence[float], depth: int, odds: Odds | None
@@ -82,6 +86,8 @@ class Searcher:
         self.odds = odds
         self.base = [len(p) for p in k.piles]
         self.sweeps0 = list(k.sweeps)
+        # Positions searched so far: the expert's measure of the work a decision took.
+        self.nodes = 0
 
     def values(self, deal: Deal, moves: Sequence[Move]) -> list[float]:
         """Each move's value in this world, for the seat's team."""
@@ -106,13 +112,11 @@ class Searcher:
         w = self.weights
         team = self.team
         other = 1 - team
-        mine = deal.piles[team]
-        theirs = deal.piles[other]
         value = 0.0
-        for i in range(self.base[team], len(mine)):
-            value += w[mine[i]]
-        for i in range(self.base[other], len(theirs)):
-            value -= w[theirs[i]]
+        for c in deal.piles[team][self.base[team] :]:
+            value += w[c]
+        for c in deal.piles[other][self.base[other] :]:
+            value -= w[c]
         value += SWEEP * (
             deal.sweeps[team] - self.sweeps0[team] - deal.sweeps[other] + self.sweeps0[other]
         )
@@ -127,20 +131,31 @@ class Searcher:
         return value
 
     def _search(self, deal: Deal, depth: int, alpha: float, beta: float) -> float:
-        if deal.is_over():
+        self.nodes += 1
+        if not deal.stock and not deal.hands[deal.turn]:
             return self._terminal(deal)
         if depth == 0:
             return self._leaf(deal)
         moves = deal.legal_moves()
         if len(moves) > 1:
-            # Captures first, the biggest first: they cut the most.
-            moves.sort(key=lambda m: -len(m.capture))
+            # Captures first, the biggest first: they cut the most (the sort is stable).
+            moves.sort(key=_taken, reverse=True)
         mine = team_of(deal.turn, deal.players) == self.team
         best = -INF if mine else INF
+        # The last play before the leaves is the commonest node: its children are valued
+        # here, not by a call each, and counted as the calls would count them.
+        last = depth == 1
         for move in moves:
             child = deal.clone()
             child.play(move)
-            value = self._search(child, depth - 1, alpha, beta)
+            if last:
+                self.nodes += 1
+                if not child.stock and not child.hands[child.turn]:
+                    value = self._terminal(child)
+                else:
+                    value = self._leaf(child)
+            else:
+                value = self._search(child, depth - 1, alpha, beta)
             if mine:
                 if value > best:
                     best = value

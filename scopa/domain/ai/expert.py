@@ -32,11 +32,6 @@ from scopa.domain.rng import SplitMix64
 WORLDS = 96
 MIN_WORLDS = 3
 RACE_Z = 2.5
-# The expert takes moves valued the same in each of its first 2 worlds as equivalent: its
-# commonest decision (two candidates) then costs two worlds, not three, which brought its
-# median CPU under half pimc's for about 3 points of win rate against pimc (docs/ai.md).
-# Hard, with 6 worlds, lost as much and has CPU to spare: it waits for the race's 3.
-EQUIVALENT_WORLDS = 2
 DEPTH = {2: 6, 4: 6}
 # Against pimc (docs/ai.md) 6 plays deep and 3 worlds before the race may end kept the
 # win rate of 7 and 4 at half the median CPU. Alpha-beta searches about 120 positions a
@@ -71,16 +66,13 @@ def evaluate(
     race_z: float = RACE_Z,
     time_left: Callable[[], float] | None = None,
     trace: list[tuple[Deal, dict[int, float]]] | None = None,
-    equivalent_after: int = MIN_WORLDS,
 ) -> tuple[list[float | None], int]:
     """Each move's mean value over the worlds (None once it left the race), and how many
     worlds were searched. ``match`` adds the swing in the chance of winning the match;
     without it a value is in deal points, the seat's team minus the other. ``depth`` is how
     many plays each world is searched ahead (by default the expert's); ``race_z`` how many
-    standard errors behind the leader put a move out of the race, ``equivalent_after`` after
-    how many worlds moves valued the same in each are taken as equivalent. ``trace``
-    receives each world and the values found in it, by move index, for the hint to
-    explain the choice."""
+    standard errors behind the leader put a move out of the race. ``trace`` receives each
+    world and the values found in it, by move index, for the hint to explain the choice."""
     odds = match_odds(k.rules, k.scores, k.team) if match else None
     weights = card_weights(k.rules, k.piles, k.team)
     searcher = Searcher(k, weights, depth or depth_for(k), odds)
@@ -104,8 +96,8 @@ def evaluate(
         if trace is not None:
             trace.append((deal, dict(zip(active, found, strict=True))))
         done += 1
-        if race and done >= equivalent_after:
-            active = _still_racing(values, active, race_z if done >= MIN_WORLDS else None)
+        if race and done >= MIN_WORLDS:
+            active = _still_racing(values, active, race_z)
             # Scopone bounds its decisions by its own depths and worlds, measured uncapped.
             if searcher.nodes > NODE_BUDGET and k.rules.deal != "scopone":
                 break
@@ -117,17 +109,15 @@ def evaluate(
     return means, done
 
 
-def _still_racing(values: list[list[float]], active: list[int], race_z: float | None) -> list[int]:
+def _still_racing(values: list[list[float]], active: list[int], race_z: float) -> list[int]:
     """The moves still in the race: all but those whose shortfall behind the leader is over
     ``race_z`` standard errors, or only the leader when no move's values differ from its
-    (equivalent moves: any of them will do). ``race_z`` None: too few worlds to race yet."""
+    (equivalent moves: any of them will do)."""
     n = len(values[active[0]])
     leader = max(active, key=lambda i: sum(values[i]))
     lead = values[leader]
     if all(values[i] == lead for i in active):
         return [leader]
-    if race_z is None:
-        return active
     kept = [leader]
     for i in active:
         if i == leader:
@@ -166,15 +156,7 @@ def choose(
         return moves[0], "its only move"
     worlds = samples or (SCOPONE_WORLDS if k.rules.deal == "scopone" else WORLDS)
     trace: list[tuple[Deal, dict[int, float]]] = []
-    means, done = evaluate(
-        k,
-        moves,
-        rng,
-        worlds,
-        time_left=time_left,
-        trace=trace,
-        equivalent_after=EQUIVALENT_WORLDS,
-    )
+    means, done = evaluate(k, moves, rng, worlds, time_left=time_left, trace=trace)
     best = max((m, -i) for i, m in enumerate(means) if m is not None)
     move = moves[-best[1]]
     what = explain(k, moves, -best[1], trace)

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from scopa.domain.glicko import Rating, Result, rate
+from scopa.domain.rated import AI_RATINGS
 from tests.api.support import Client, bearer, problem_type
 from tests.support.in_process import InProcess
 
@@ -336,7 +337,8 @@ async def test_a_rated_four_player_match_rates_each_player_against_the_other_tea
     assert (lost["format"], won["format"]) == ("4p-11", "4p-11")
     # Each met the other team as one: the mean of its ratings, the RMS of its deviations.
     new = Rating()
-    ada_rivals = Rating((1500 + 1406) / 2, math.sqrt((350**2 + 50**2) / 2))
-    bea_rivals = Rating((1500 + 1296) / 2, math.sqrt((350**2 + 50**2) / 2))
+    hard, medium = AI_RATINGS["hard"].rating, AI_RATINGS["medium"].rating
+    ada_rivals = Rating((1500 + hard) / 2, math.sqrt((350**2 + 50**2) / 2))
+    bea_rivals = Rating((1500 + medium) / 2, math.sqrt((350**2 + 50**2) / 2))
     assert lost["rating"] == round(rate(new, [Result(ada_rivals, 0.0)]).rating, 1)
     assert won["rating"] == round(rate(new, [Result(bea_rivals, 1.0)]).rating, 1)

@@ -61,10 +61,6 @@ def world(k: Knowledge, unseen: Sequence[int], rng: SplitMix64) -> Deal:
     )
 
 
-def _taken(move: Move) -> int:
-    return len(move.capture)
-
-
 def plays_left(k: Knowledge) -> int:
     return k.deck_count + sum(k.hand_counts)
 
@@ -113,10 +109,12 @@ class Searcher:
         team = self.team
         other = 1 - team
         value = 0.0
-        for c in deal.piles[team][self.base[team] :]:
-            value += w[c]
-        for c in deal.piles[other][self.base[other] :]:
-            value -= w[c]
+        mine = deal.piles[team]
+        theirs = deal.piles[other]
+        for i in range(self.base[team], len(mine)):
+            value += w[mine[i]]
+        for i in range(self.base[other], len(theirs)):
+            value -= w[theirs[i]]
         value += SWEEP * (
             deal.sweeps[team] - self.sweeps0[team] - deal.sweeps[other] + self.sweeps0[other]
         )
@@ -132,30 +130,20 @@ class Searcher:
 
     def _search(self, deal: Deal, depth: int, alpha: float, beta: float) -> float:
         self.nodes += 1
-        if not deal.stock and not deal.hands[deal.turn]:
+        if deal.is_over():
             return self._terminal(deal)
         if depth == 0:
             return self._leaf(deal)
         moves = deal.legal_moves()
         if len(moves) > 1:
-            # Captures first, the biggest first: they cut the most (the sort is stable).
-            moves.sort(key=_taken, reverse=True)
+            # Captures first, the biggest first: they cut the most.
+            moves.sort(key=lambda m: -len(m.capture))
         mine = team_of(deal.turn, deal.players) == self.team
         best = -INF if mine else INF
-        # The last play before the leaves is the commonest node: its children are valued
-        # here, not by a call each, and counted as the calls would count them.
-        last = depth == 1
         for move in moves:
             child = deal.clone()
             child.play(move)
-            if last:
-                self.nodes += 1
-                if not child.stock and not child.hands[child.turn]:
-                    value = self._terminal(child)
-                else:
-                    value = self._leaf(child)
-            else:
-                value = self._search(child, depth - 1, alpha, beta)
+            value = self._search(child, depth - 1, alpha, beta)
             if mine:
                 if value > best:
                     best = value

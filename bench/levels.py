@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from typing import cast
 
 from scopa.domain.ai import easy
 from scopa.domain.ai.tournament import run
 from scopa.domain.rules import make_rules
-from scopa.infra.tournament import wilson
+from scopa.infra.tournament import summary
 
 NEIGHBOURS = (("medium", "easy"), ("hard", "medium"), ("expert", "hard"))
 
@@ -32,13 +33,12 @@ def elo_step(p: float) -> float:
 
 
 def step(stronger: str, weaker: str, matches: int, seed: int) -> dict[str, object]:
-    records = run(stronger, weaker, matches, seed, make_rules()).records
-    wins = sum(r.a_won for r in records)
-    low, high = wilson(wins, len(records))
-    rate = wins / len(records)
+    s = summary(run(stronger, weaker, matches, seed, make_rules()))
+    rate = float(str(s["win_rate_a"]))
+    low, high = cast(list[float], s["win_rate_ci95"])
     return {
-        "win_rate": round(rate, 4),
-        "win_rate_ci95": [round(low, 4), round(high, 4)],
+        "win_rate": rate,
+        "win_rate_ci95": [low, high],
         "elo_step": round(elo_step(rate), 1),
         "elo_step_ci95": [round(elo_step(low), 1), round(elo_step(high), 1)],
     }

@@ -1,14 +1,16 @@
 """The steps between the levels offered to players, head to head, on the Elo scale.
 
     python -m bench.levels [--matches N] [--seed S] [--easy-random R [R ...]]
+                           [--medium-random R [R ...]]
 
 Each neighbouring pair (medium against easy, hard against medium, expert against hard)
 plays ``--matches`` duplicate matches (classic, to 11, unclocked); a win rate ``p`` is a
 step of ``400 log10(p / (1 - p))``. ``--easy-random`` screens the easy level's share of
 cards played without thinking (in tenths, ``easy.RANDOM_IN_TEN``): medium against easy
-is played once for each share, the step it gives printed. The last line is one JSON
-object: ``{"steps": {"medium-easy": {...}, ...}, "easy_random": {"3": {...}, ...}}``,
-each with the win rate, its 95% interval and the step.
+is played once for each share, the step it gives printed; ``--medium-random`` likewise
+medium's share (``medium.RANDOM_IN_TEN``), hard against medium. The last line is one
+JSON object: ``{"steps": {"medium-easy": {...}, ...}, "easy_random": {"4": {...}, ...},
+"medium_random": {...}}``, each with the win rate, its 95% interval and the step.
 """
 
 from __future__ import annotations
@@ -16,14 +18,22 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from typing import cast
+from typing import Protocol, cast
 
-from scopa.domain.ai import easy
+from scopa.domain.ai import easy, medium
 from scopa.domain.ai.tournament import run
 from scopa.domain.rules import make_rules
 from scopa.infra.tournament import summary
 
 NEIGHBOURS = (("medium", "easy"), ("hard", "medium"), ("expert", "hard"))
+
+
+class Slipping(Protocol):
+    RANDOM_IN_TEN: int  # cards in ten played without thinking
+
+
+# The levels that play a share of their cards without thinking, by name.
+SLIPS: dict[str, Slipping] = {"easy": easy, "medium": medium}
 
 
 def elo_step(p: float) -> float:
@@ -44,26 +54,40 @@ def step(stronger: str, weaker: str, matches: int, seed: int) -> dict[str, objec
     }
 
 
+def screen(level: str, shares: list[int], matches: int, seed: int) -> dict[str, object]:
+    """``level`` at each share of cards played without thinking (in tenths), against the
+    level above it; the shipped share is put back after."""
+    module = SLIPS[level]
+    above = next(stronger for stronger, weaker in NEIGHBOURS if weaker == level)
+    shipped = module.RANDOM_IN_TEN
+    found: dict[str, object] = {}
+    try:
+        for share in shares:
+            module.RANDOM_IN_TEN = share
+            found[str(share)] = s = step(above, level, matches, seed)
+            rate, elo = s["win_rate"], s["elo_step"]
+            print(f"{level} at {share} in ten: {above} {rate:.3f}, {elo:+.0f} Elo")
+    finally:
+        module.RANDOM_IN_TEN = shipped
+    return found
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--matches", type=int, default=1000)
     p.add_argument("--seed", type=int, default=31)
-    p.add_argument("--easy-random", type=int, nargs="*", default=[])
+    for level in SLIPS:
+        p.add_argument(f"--{level}-random", type=int, nargs="*", default=[])
     args = p.parse_args()
     steps = {}
     for stronger, weaker in NEIGHBOURS:
         steps[f"{stronger}-{weaker}"] = s = step(stronger, weaker, args.matches, args.seed)
         print(f"{stronger} against {weaker}: {s['win_rate']:.3f}, {s['elo_step']:+.0f} Elo")
-    screen = {}
-    shipped = easy.RANDOM_IN_TEN
-    try:
-        for share in args.easy_random:
-            easy.RANDOM_IN_TEN = share
-            screen[str(share)] = s = step("medium", "easy", args.matches, args.seed)
-            print(f"easy at {share} in ten: medium {s['win_rate']:.3f}, {s['elo_step']:+.0f} Elo")
-    finally:
-        easy.RANDOM_IN_TEN = shipped
-    print(json.dumps({"steps": steps, "easy_random": screen}))
+    screens = {
+        f"{level}_random": screen(level, getattr(args, f"{level}_random"), args.matches, args.seed)
+        for level in SLIPS
+    }
+    print(json.dumps({"steps": steps, **screens}))
 
 
 if __name__ == "__main__":

@@ -23,9 +23,9 @@ FORMATS = ("2p-11", "2p-21", "4p-11", "4p-21")
 PROVISIONAL = 110.0
 AI_RATINGS: Mapping[str, Rating] = {
     "easy": Rating(1100.0, 50.0),
-    "medium": Rating(1274.0, 50.0),
-    "hard": Rating(1399.0, 50.0),
-    "expert": Rating(1499.0, 50.0),
+    "medium": Rating(1272.0, 50.0),
+    "hard": Rating(1427.0, 50.0),
+    "expert": Rating(1520.0, 50.0),
 }
 SeatResult = Literal["won", "lost", "none"]
 

@@ -76,7 +76,7 @@ def _choose(
     if level == "easy":
         return easy.choose(k, rng)
     if level == "medium":
-        return medium.choose(k)
+        return medium.choose(k, rng)
     if level == "hard":
         return hard.choose(k, rng)
     if level == "hard-v1":

@@ -1,13 +1,22 @@
-"""Medium: weighs every capture; when it cannot capture, drops its least useful card."""
+"""Medium: weighs every capture; when it cannot capture, drops its least useful card.
+
+Once in ten it plays a card without thinking, the slip easy makes half the time: screened
+with easy's share so that easy to medium and medium to hard are each a step of 150 to 200
+on the Elo scale (docs/ai.md).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from scopa.domain.ai.easy import WITHOUT_THINKING, without_thinking
 from scopa.domain.ai.evaluate import SWEEP, card_weights, discard_order_key
 from scopa.domain.ai.knowledge import Knowledge, candidates
 from scopa.domain.cards import KING_OF_DIAMONDS, SETTEBELLO, VALUE
 from scopa.domain.moves import Move
+from scopa.domain.rng import SplitMix64
+
+RANDOM_IN_TEN = 1
 
 
 def capture_gain(k: Knowledge, move: Move, weights: Sequence[float]) -> float:
@@ -33,8 +42,10 @@ def capture_reason(k: Knowledge, move: Move) -> str:
     return f"takes {len(cards)} cards"
 
 
-def choose(k: Knowledge) -> tuple[Move, str]:
+def choose(k: Knowledge, rng: SplitMix64) -> tuple[Move, str]:
     moves = candidates(k)
+    if rng.below(10) < RANDOM_IN_TEN:
+        return without_thinking(k, moves, rng), WITHOUT_THINKING
     weights = card_weights(k.rules, k.piles, k.team)
     captures = [m for m in moves if m.capture]
     if captures:

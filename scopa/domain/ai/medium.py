@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scopa.domain.ai.easy import WITHOUT_THINKING, without_thinking
+from scopa.domain.ai.easy import without_thinking
 from scopa.domain.ai.evaluate import SWEEP, card_weights, discard_order_key
 from scopa.domain.ai.knowledge import Knowledge, candidates
 from scopa.domain.cards import KING_OF_DIAMONDS, SETTEBELLO, VALUE
@@ -45,7 +45,7 @@ def capture_reason(k: Knowledge, move: Move) -> str:
 def choose(k: Knowledge, rng: SplitMix64) -> tuple[Move, str]:
     moves = candidates(k)
     if rng.below(10) < RANDOM_IN_TEN:
-        return without_thinking(k, moves, rng), WITHOUT_THINKING
+        return without_thinking(k, moves, rng)
     weights = card_weights(k.rules, k.piles, k.team)
     captures = [m for m in moves if m.capture]
     if captures:

@@ -9,8 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from scopa.domain.events import MatchFinished
 from scopa.domain.glicko import Rating, Result, rate
-from scopa.domain.match import MatchState, Seat, abort, new_match, resign
+from scopa.domain.match import (
+    MatchState,
+    Seat,
+    abandon,
+    abort,
+    human_to_play,
+    new_match,
+    resign,
+)
 from scopa.domain.rated import AI_RATINGS, format_of, new_ratings, result_of
 from scopa.domain.rules import make_rules
 
@@ -40,6 +49,22 @@ def test_a_resignation_loses_and_an_abort_counts_for_nobody() -> None:
     aborted, _ = abort(state)
     assert (result_of(aborted, 0), result_of(aborted, 1)) == ("none", "none")
     assert new_ratings(aborted, {}) == {}
+
+
+def test_walking_away_from_a_rated_match_loses_it_on_time() -> None:
+    state = dealt(player("ada"), player("bea"))
+    away = human_to_play(state)
+    assert away is not None
+    lost, events = abandon(state)
+    assert (lost.end_reason, lost.winner) == ("timeout", 1 - away)
+    assert (result_of(lost, away), result_of(lost, 1 - away)) == ("lost", "won")
+    assert sorted(new_ratings(lost, {})) == ["ada", "bea"]
+    assert [(e.reason, e.winner) for e in events if isinstance(e, MatchFinished)] == [
+        ("timeout", 1 - away)
+    ]
+    # Unrated, nobody wins an abandoned match.
+    left, _ = abandon(dealt(player("ada"), player("bea"), rated=False))
+    assert (left.end_reason, left.winner) == ("abandoned", None)
 
 
 def test_an_unrated_match_changes_no_rating() -> None:

@@ -324,9 +324,12 @@ def resign(state: MatchState, seat: int) -> tuple[MatchState, list[StoredEvent]]
 
 def abort(state: MatchState) -> tuple[MatchState, list[StoredEvent]]:
     """Call the match off, nobody winning: while it waits for players, or before any human
-    seat has played a card of its own."""
+    seat has played a card of its own; a rated match only while it waits, before its
+    seats have seen their cards (a look at a poor hand must not buy a way out)."""
     if state.status == "finished":
         raise CannotAbort("the match is over")
+    if state.rated and state.status != "waiting":
+        raise CannotAbort("a rated match is dealt and its seats have seen their cards: resign")
     if human_has_played(state):
         raise CannotAbort("a human seat has played a card: resign instead")
     return _ended(state, None, "aborted")

@@ -1,5 +1,6 @@
 """A rated match cannot be left without its result, over SQLite and Postgres: a player who
-walks away from its turn loses on time, rated once."""
+walks away from its turn loses on time, rated once, and nobody aborts a rated match once
+its seats have seen their cards."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import asyncio
 from datetime import datetime
 from typing import Any
 
-from tests.api.support import Client, bearer
+from tests.api.support import Client, bearer, problem_type
 from tests.support.in_process import InProcess, serve
 from tests.support.stored import Clock
 
@@ -77,3 +78,20 @@ async def test_walking_away_from_a_rated_turn_loses_it_rated_once(database_url: 
         [lost], [won] = loser["ratings"], winner["ratings"]
         assert (lost["games"], won["games"]) == (1, 1)
         assert lost["rating"] < 1500 < won["rating"]
+
+
+async def test_a_rated_match_is_aborted_only_before_it_is_dealt(stored: InProcess) -> None:
+    client = stored.client
+    match_id, tokens = await dealt(stored)
+    before = (await client.get(f"/v1/matches/{match_id}")).json()
+    for handle, token in tokens.items():
+        refused = await client.post(f"/v1/matches/{match_id}/abort", headers=bearer(token))
+        assert (refused.status_code, problem_type(refused)) == (409, "cannot-abort"), handle
+        assert "rated" in refused.json()["detail"]
+    after = (await client.get(f"/v1/matches/{match_id}")).json()
+    assert (after["status"], after["version"]) == ("active", before["version"])
+    # Waiting for its opponent, nobody has seen a card: the creator may still call it off.
+    waiting = await client.post("/v1/matches", json=OPEN_RATED, headers=bearer(tokens["ada"]))
+    waiting_id = waiting.json()["match"]["id"]
+    aborted = await client.post(f"/v1/matches/{waiting_id}/abort", headers=bearer(tokens["ada"]))
+    assert (aborted.status_code, aborted.json()["end_reason"]) == (200, "aborted")

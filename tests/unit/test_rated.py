@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from scopa.domain.errors import CannotAbort
 from scopa.domain.events import MatchFinished
 from scopa.domain.glicko import Rating, Result, rate
 from scopa.domain.match import (
@@ -16,6 +17,7 @@ from scopa.domain.match import (
     Seat,
     abandon,
     abort,
+    human_has_played,
     human_to_play,
     new_match,
     resign,
@@ -46,9 +48,21 @@ def test_a_resignation_loses_and_an_abort_counts_for_nobody() -> None:
     state = dealt(player("ada"), player("bea"))
     resigned, _ = resign(state, 0)
     assert (result_of(resigned, 0), result_of(resigned, 1)) == ("lost", "won")
-    aborted, _ = abort(state)
+    aborted, _ = abort(dealt(player("ada"), Seat("open")))
     assert (result_of(aborted, 0), result_of(aborted, 1)) == ("none", "none")
     assert new_ratings(aborted, {}) == {}
+
+
+def test_a_rated_match_is_aborted_only_before_its_seats_see_their_cards() -> None:
+    """Dealt, each seat sees its hand: an abort then would let a player who dislikes its
+    cards leave unrated. Unrated, a dealt match nobody played in may still be aborted."""
+    rated = dealt(player("ada"), Seat("ai", "easy"))
+    assert rated.status == "active"
+    assert not human_has_played(rated)
+    with pytest.raises(CannotAbort, match="rated"):
+        abort(rated)
+    aborted, _ = abort(dealt(player("ada"), Seat("ai", "easy"), rated=False))
+    assert aborted.end_reason == "aborted"
 
 
 def test_walking_away_from_a_rated_match_loses_it_on_time() -> None:

@@ -168,7 +168,11 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
         review_queue=stores.reviews,
         hint_queue=stores.hints,
         on_change=runner.kick,
-        lifecycle=Lifecycle(settings.waiting_ttl_seconds, settings.idle_ttl_seconds),
+        lifecycle=Lifecycle(
+            settings.waiting_ttl_seconds,
+            settings.idle_ttl_seconds,
+            settings.rated_idle_ttl_seconds,
+        ),
         challenge_limits=ChallengeLimits(
             settings.challenges_per_minute, settings.challenges_pending
         ),

@@ -24,7 +24,7 @@ from scopa.domain.match import (
     current_deal,
     hand_shown,
     is_sweep,
-    on_the_clock,
+    timed,
 )
 from scopa.domain.moves import Move
 
@@ -202,7 +202,8 @@ class MatchView(msgspec.Struct, frozen=True):
         str | None,
         Meta(
             description="When the time of the human seat to play runs out (RFC 3339, UTC, "
-            "milliseconds), if the match has a turn clock; else null",
+            "milliseconds), if the match has a turn clock or is rated (a rated turn without "
+            "a clock lasts the idle limit, and its passing loses); else null",
             examples=["2026-12-01T10:00:05.250Z"],
         ),
     ]
@@ -320,7 +321,7 @@ def match_view(
         winner=state.winner,
         end_reason=state.end_reason,
         turn_deadline=(
-            rfc3339(deadline) if deadline is not None and on_the_clock(state) is not None else None
+            rfc3339(deadline) if deadline is not None and timed(state) is not None else None
         ),
         seeded=state.seeded,
         fairness=fairness(state),

@@ -324,9 +324,12 @@ def resign(state: MatchState, seat: int) -> tuple[MatchState, list[StoredEvent]]
 
 def abort(state: MatchState) -> tuple[MatchState, list[StoredEvent]]:
     """Call the match off, nobody winning: while it waits for players, or before any human
-    seat has played a card of its own."""
+    seat has played a card of its own; a rated match only while it waits, before its
+    seats have seen their cards (a look at a poor hand must not buy a way out)."""
     if state.status == "finished":
         raise CannotAbort("the match is over")
+    if state.rated and state.status != "waiting":
+        raise CannotAbort("a rated match is dealt and its seats have seen their cards: resign")
     if human_has_played(state):
         raise CannotAbort("a human seat has played a card: resign instead")
     return _ended(state, None, "aborted")
@@ -340,9 +343,14 @@ def expire(state: MatchState) -> tuple[MatchState, list[StoredEvent]]:
 
 
 def abandon(state: MatchState) -> tuple[MatchState, list[StoredEvent]]:
-    """The human seat to play, without a clock, has let the match lie for too long."""
-    if human_to_play(state) is None:
+    """The human seat to play, without a clock, has let the match lie for too long: it is
+    abandoned, nobody winning; a rated match is lost by that seat's team (``timeout``),
+    so that walking away from one never dodges its rating."""
+    seat = human_to_play(state)
+    if seat is None:
         raise MatchNotActive(f"the match is {state.status} and no human seat is to play")
+    if state.rated:
+        return _ended(state, _other_team(state, seat), "timeout")
     return _ended(state, None, "abandoned")
 
 
@@ -563,3 +571,9 @@ def human_to_play(state: MatchState) -> int | None:
 def on_the_clock(state: MatchState) -> int | None:
     """The human seat to play when the match has a turn clock: its time is running."""
     return human_to_play(state) if state.rules.turn_seconds is not None else None
+
+
+def timed(state: MatchState) -> int | None:
+    """The human seat to play whose turn has a deadline it is shown: on a turn clock, or
+    in a rated match, whose turn without a clock ends, lost, at the idle limit."""
+    return human_to_play(state) if state.rules.turn_seconds is not None or state.rated else None

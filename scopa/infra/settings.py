@@ -83,6 +83,8 @@ class Settings:
     # The pace of a match of AI seats only: seconds at least between its moves; 0: none.
     ai_only_move_seconds: float = 1.0
     idle_ttl_seconds: int = 604_800  # a human's turn without a clock this long: abandoned
+    # A rated match's human turn without a clock this long: lost by the seat's team.
+    rated_idle_ttl_seconds: int = 300
 
     def without_limits(self) -> Settings:
         """These settings with every quota of API.md's list off (SCOPA_LIMITS=off)."""
@@ -137,6 +139,9 @@ class Settings:
             ),
             idle_ttl_seconds=_int(
                 env, "SCOPA_IDLE_TTL_SECONDS", defaults.idle_ttl_seconds, minimum=1
+            ),
+            rated_idle_ttl_seconds=_int(
+                env, "SCOPA_RATED_IDLE_TTL_SECONDS", defaults.rated_idle_ttl_seconds, minimum=1
             ),
             ai_in_process=_switch(env, "SCOPA_AI_IN_PROCESS", defaults.ai_in_process),
             ai_only_move_seconds=_seconds(

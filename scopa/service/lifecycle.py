@@ -21,11 +21,13 @@ AUTOPLAY_LEVEL = "hard"
 
 @dataclass(frozen=True)
 class Lifecycle:
-    """How long a match may wait for players, and a human's turn without a clock, in
-    seconds (SCOPA_WAITING_TTL_SECONDS, SCOPA_IDLE_TTL_SECONDS)."""
+    """How long a match may wait for players, a human's turn without a clock, and one in
+    a rated match, in seconds (SCOPA_WAITING_TTL_SECONDS, SCOPA_IDLE_TTL_SECONDS,
+    SCOPA_RATED_IDLE_TTL_SECONDS). A rated turn is short: its passing loses the match."""
 
     waiting_ttl: float = 3600.0
     idle_ttl: float = 604_800.0
+    rated_idle_ttl: float = 300.0
 
     def due_at(self, state: MatchState, created_at: float, now: float) -> float | None:
         """The next moment of ``state``, stored ``now`` for a match created at
@@ -34,8 +36,9 @@ class Lifecycle:
             return created_at + self.waiting_ttl
         if human_to_play(state) is None:
             return None
-        seconds = state.rules.turn_seconds
-        return now + (self.idle_ttl if seconds is None else seconds)
+        if state.rules.turn_seconds is not None:
+            return now + state.rules.turn_seconds
+        return now + (self.rated_idle_ttl if state.rated else self.idle_ttl)
 
 
 def lapses(state: MatchState) -> bool:
@@ -51,7 +54,8 @@ def autoplays(state: MatchState) -> int | None:
 
 def lapse(state: MatchState, autoplay: Move | None = None) -> tuple[MatchState, list[StoredEvent]]:
     """The change the passed moment calls for: a waiting match expires, a turn on the clock
-    times out (``autoplay``: the move chosen for it), any other human turn is abandoned."""
+    times out (``autoplay``: the move chosen for it), any other human turn is abandoned
+    (a rated match's lost by the seat's team)."""
     if state.status == "waiting":
         return expire(state)
     if on_the_clock(state) is not None:

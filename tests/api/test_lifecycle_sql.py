@@ -99,3 +99,18 @@ async def test_turn_clocks_forfeit_and_autoplay_on_time(database_url: str) -> No
         assert answer.json()["turn_deadline"] is not None
         last = (await events(client, autoplay_id))[-1]
         assert (last["type"], last["seat"], last["auto"]) == ("card_played", 0, False)
+
+
+async def test_a_rated_turn_left_past_its_limit_is_lost_on_time(database_url: str) -> None:
+    async with serving(database_url, rated_idle_ttl_seconds=1) as client:
+        registered = await client.post("/v1/players", json={"handle": "leaver"})
+        token = registered.json()["token"]["token"]
+        body = {"seats": [{"kind": "human"}, {"kind": "ai", "level": "easy"}], "rated": True}
+        created = await client.post("/v1/matches", json=body, headers=bearer(token))
+        match_id = created.json()["match"]["id"]
+        # Whoever leads, the AI plays at once and the player's turn comes: then 1 s.
+        lost = await until(client, match_id, lambda v: v["status"] == "finished", 1 + 2 * SLACK)
+        assert (lost["end_reason"], lost["winner"]) == ("timeout", 1)
+        page = (await client.get("/v1/players/leaver")).json()
+        assert page["counts"] == {"played": 1, "won": 0, "lost": 1}
+        assert [r["games"] for r in page["ratings"]] == [1]

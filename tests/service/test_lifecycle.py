@@ -11,8 +11,9 @@ import pytest
 from scopa.domain.cards import parse_card
 from scopa.domain.errors import CannotAbort, MatchNotActive, NotYourTurn, SeatNotOpen
 from scopa.domain.events import CardPlayed, MatchFinished
-from scopa.domain.match import MatchState, Seat, legal_moves
+from scopa.domain.match import MatchState, Seat, legal_moves, new_match
 from scopa.domain.moves import Move
+from scopa.domain.rules import make_rules
 from scopa.service.errors import IdempotencyKeyReused, StaleVersion
 from scopa.service.lifecycle import Lifecycle
 from scopa.service.seating import Setup
@@ -159,6 +160,18 @@ async def test_an_idle_human_turn_without_a_clock_is_abandoned(
     state = store.records[match_id].state
     assert (state.end_reason, state.winner) == ("abandoned", None)
     assert finished(store, match_id).reason == "abandoned"
+
+
+def test_a_rated_turn_without_a_clock_lasts_minutes_not_a_week() -> None:
+    """Its passing loses the match (domain ``abandon``): a short limit, by default."""
+    players = (Seat("human", player="ada"), Seat("human", player="bea"))
+    rated, _ = new_match(make_rules(), players, 7, rated=True)
+    unrated, _ = new_match(make_rules(), players, 7)
+    lifecycle = Lifecycle()
+    assert lifecycle.due_at(unrated, T0, T0) == T0 + lifecycle.idle_ttl
+    assert lifecycle.due_at(rated, T0, T0) == T0 + 300
+    clocked, _ = new_match(make_rules(turn_seconds=30), players, 7, rated=True)
+    assert lifecycle.due_at(clocked, T0, T0) == T0 + 30
 
 
 async def test_forfeit_in_four_players_loses_the_seats_team(

@@ -9,8 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from scopa.domain.errors import CannotAbort
+from scopa.domain.events import MatchFinished
 from scopa.domain.glicko import Rating, Result, rate
-from scopa.domain.match import MatchState, Seat, abort, new_match, resign
+from scopa.domain.match import (
+    MatchState,
+    Seat,
+    abandon,
+    abort,
+    human_has_played,
+    human_to_play,
+    new_match,
+    resign,
+)
 from scopa.domain.rated import AI_RATINGS, format_of, new_ratings, result_of
 from scopa.domain.rules import make_rules
 
@@ -37,9 +48,37 @@ def test_a_resignation_loses_and_an_abort_counts_for_nobody() -> None:
     state = dealt(player("ada"), player("bea"))
     resigned, _ = resign(state, 0)
     assert (result_of(resigned, 0), result_of(resigned, 1)) == ("lost", "won")
-    aborted, _ = abort(state)
+    aborted, _ = abort(dealt(player("ada"), Seat("open")))
     assert (result_of(aborted, 0), result_of(aborted, 1)) == ("none", "none")
     assert new_ratings(aborted, {}) == {}
+
+
+def test_a_rated_match_is_aborted_only_before_its_seats_see_their_cards() -> None:
+    """Dealt, each seat sees its hand: an abort then would let a player who dislikes its
+    cards leave unrated. Unrated, a dealt match nobody played in may still be aborted."""
+    rated = dealt(player("ada"), Seat("ai", "easy"))
+    assert rated.status == "active"
+    assert not human_has_played(rated)
+    with pytest.raises(CannotAbort, match="rated"):
+        abort(rated)
+    aborted, _ = abort(dealt(player("ada"), Seat("ai", "easy"), rated=False))
+    assert aborted.end_reason == "aborted"
+
+
+def test_walking_away_from_a_rated_match_loses_it_on_time() -> None:
+    state = dealt(player("ada"), player("bea"))
+    away = human_to_play(state)
+    assert away is not None
+    lost, events = abandon(state)
+    assert (lost.end_reason, lost.winner) == ("timeout", 1 - away)
+    assert (result_of(lost, away), result_of(lost, 1 - away)) == ("lost", "won")
+    assert sorted(new_ratings(lost, {})) == ["ada", "bea"]
+    assert [(e.reason, e.winner) for e in events if isinstance(e, MatchFinished)] == [
+        ("timeout", 1 - away)
+    ]
+    # Unrated, nobody wins an abandoned match.
+    left, _ = abandon(dealt(player("ada"), player("bea"), rated=False))
+    assert (left.end_reason, left.winner) == ("abandoned", None)
 
 
 def test_an_unrated_match_changes_no_rating() -> None:

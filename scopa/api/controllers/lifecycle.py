@@ -93,7 +93,8 @@ class LifecycleController(Controller):
         "any human seat has played a card",
         description="For a human seat's token: ends a waiting match, or an active one in "
         "which no human seat has played a card of its own (autoplayed cards do not count), "
-        "with `end_reason` `aborted` and no winner. 409 `cannot-abort` otherwise.",
+        "with `end_reason` `aborted` and no winner; a rated match only while it waits. "
+        "409 `cannot-abort` otherwise.",
         status_code=200,
         responses=ANSWERS,
         response_headers=VIEW_HEADERS,

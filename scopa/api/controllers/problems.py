@@ -156,7 +156,7 @@ ABOUT: dict[Kind, tuple[str, str]] = {
     CANNOT_ABORT: (
         "Abort calls a match off with nobody winning; it is refused once the match is over, "
         "or once a human seat has played a card of its own (an autoplayed card does not "
-        "count).",
+        "count); a rated match once it is dealt, its seats having seen their cards.",
         "Resign instead (POST /v1/matches/{id}/resign): your team loses and the other wins.",
     ),
     METRICS_TOKEN: (

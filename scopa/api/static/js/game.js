@@ -490,6 +490,8 @@ export class MatchScreen {
   abortable() {
     const m = this.model;
     if (m.status === "waiting") return true;
+    // Once dealt, a rated match is played or resigned (docs/api.md).
+    if (m.rated) return false;
     const size = dealtEach(m);
     // Scopone has no stock, so nothing is dealt after the start that could mark a deal touched.
     const untouched = m.rules.deal === "scopone" || m.deck_count === 40 - 4 - m.seats.length * size;

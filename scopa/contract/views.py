@@ -43,7 +43,8 @@ class SeatView(msgspec.Struct, frozen=True):
         Meta(
             description="Who plays the seat: `human` (whoever holds its token), `open` "
             "(waiting for someone to join), `reserved` (kept for a player of the match "
-            "before, until its old token claims it) or `ai` (the server)"
+            "before, until its old seat token, or its player's player token, claims it) or "
+            "`ai` (the server)"
         ),
     ]
     level: Annotated[

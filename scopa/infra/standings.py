@@ -130,16 +130,25 @@ def _rating_of(row: Any) -> StoredRating:
 
 
 async def seat_players(
-    conn: AsyncConnection, match_id: str, created_at: float, state: MatchState, seats: Iterable[int]
+    db: SqlDatabase,
+    conn: AsyncConnection,
+    match_id: str,
+    created_at: float,
+    state: MatchState,
+    seats: Iterable[int],
 ) -> None:
-    """Rows for those of ``seats`` that a player holds in ``state``."""
+    """Rows for those of ``seats`` that a player holds in ``state``. A rematch's seat
+    reserved for a player has its row from the rematch's creation on (the player's list
+    shows the rematch waiting for it), so the claim that seats that same player finds its
+    row written and keeps it."""
     rows = [
         {"match_id": match_id, "seat": i, "handle": state.seats[i].player, "created_at": created_at}
         for i in seats
         if state.seats[i].player is not None
     ]
     if rows:
-        await conn.execute(MATCH_PLAYERS.insert(), rows)
+        kept = db.insert(MATCH_PLAYERS).on_conflict_do_nothing(index_elements=["match_id", "seat"])
+        await conn.execute(kept, rows)
 
 
 async def finished(

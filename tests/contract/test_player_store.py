@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pytest
 
 from scopa.domain.glicko import Rating, Result, rate
-from scopa.domain.match import MatchState, Seat, join, new_match, resign
+from scopa.domain.match import MatchState, Seat, join, new_match, rematch_of, resign
 from scopa.domain.rated import AI_RATINGS
 from scopa.domain.rules import make_rules
 from scopa.infra.db import make_engine
@@ -175,6 +175,30 @@ async def test_a_join_seats_its_player(store: Stores) -> None:
     [(record, seat)] = await store.standings.matches("bea", "active", 10, None)
     assert (record.id, seat) == ("m1", 1)
     assert await store.standings.origins(["ada", "bea", "zed"]) == {"ada": "here", "bea": "there"}
+
+
+async def test_a_rematch_seat_reserved_for_a_player_is_its_from_the_offer_to_the_claim(
+    store: Stores,
+) -> None:
+    await registered(store, "ada")
+    await registered(store, "bea", origin="there")
+    old = await seated(store, "m1", "ada", "bea")
+    over, events = resign(old, 0)
+    await save(store.matches, "m1", old.version, over, events)
+    claims = {0: token_hash("a"), 1: token_hash("b")}
+    state, events = rematch_of(over, 0, claims, 2, 3)
+    await create(store.matches, MatchRecord("m22", state, T0 + 9), events, {0: token_hash("c")})
+    [(waiting, seat)] = await store.standings.matches("bea", "waiting", 10, None)
+    assert (waiting.id, seat) == ("m22", 1)
+    with pytest.raises(PlayerBusy):
+        await store.players.delete("bea", T0)
+    claimed, more = join(state, 1, None, None, "bea")
+    await save(store.matches, "m22", state.version, claimed, more, {1: token_hash("d")})
+    every = await store.standings.matches("bea", None, 10, None)
+    assert [(r.id, r.state.status, seat) for r, seat in every] == [
+        ("m22", "active", 1),
+        ("m1", "finished", 1),
+    ]
 
 
 async def test_a_rated_finish_rates_each_player_once(store: Stores) -> None:

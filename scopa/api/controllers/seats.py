@@ -32,7 +32,8 @@ class SeatController(Controller):
         "match before; the answer holds the new token",
         description="Takes an `open` seat, which becomes `human`: no body, an empty object, "
         "or a `name`, and no token needed. A `reserved` seat (of a rematch) is claimed with "
-        "the seat's token in the match before as bearer token. The answer holds the seat's "
+        "the seat's token in the match before as bearer token, or with the player token of "
+        "the registered player who held it. The answer holds the seat's "
         "new secret token. Taking the last open seat makes the match active and deals it. "
         "Joins and claims per client address per minute are limited (429).",
         status_code=200,

@@ -37,7 +37,7 @@ def test_scopone_is_refused_with_two_players_and_with_six_card_hands() -> None:
         ("rules.hand_size", "scopone deals ten cards a seat at once: not with 6"),
         ("rules.deal", "scopone is for 4 players, not 2"),
     ]
-    odd = msgspec.structs.replace(SCOPONE, deal="tresette")  # type: ignore[arg-type]
+    odd = msgspec.structs.replace(SCOPONE, deal="tresette")
     assert setup_problems(odd, 4) == [("rules.deal", "must be one of scopa, scopone")]
 
 

@@ -8,7 +8,14 @@ from scopa.contract.events import CardsDealtView, DealStartedView, RedealView, f
 from scopa.contract.rules import rules_view
 from scopa.contract.views import match_view
 from scopa.domain.cards import names
-from scopa.domain.events import CardPlayed, CardsDealt, DealStarted, Redeal, SeatJoined
+from scopa.domain.events import (
+    CardPlayed,
+    CardsDealt,
+    DealStarted,
+    Redeal,
+    SeatJoined,
+    StoredEvent,
+)
 from scopa.domain.match import Seat, is_sweep, join, legal_moves, new_match, play
 from scopa.domain.rules import make_rules
 from tests.unit.build import match_with, play_through
@@ -128,7 +135,7 @@ def test_events_as_each_viewer_sees_them() -> None:
         == for_viewer(redeal, None, every_hand=True)
         == RedealView(seq=1, deal=1, table=("KC", "KD", "KH", "2C"))
     )
-    public = [
+    public: list[StoredEvent] = [
         CardPlayed(seq=2, seat=0, card="5C", capture=("2C", "3D"), sweep=False),
         SeatJoined(seq=3, seat=1),
     ]

@@ -25,7 +25,7 @@ from scopa.domain.match import (
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules, setup_problems
 from tests.unit import scopone_reference as book
-from tests.unit.build import humans
+from tests.unit.build import RuleOptions, humans
 
 SCOPONE = make_rules(deal="scopone", players=4)
 
@@ -151,9 +151,9 @@ def check_against_the_book(rules: Rules, seed: int, choices: random.Random) -> i
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**63 - 1), choice_seed=st.integers(0, 2**32))
 def test_random_scopone_matches_agree_with_the_published_rules(
-    options: dict[str, object], seed: int, choice_seed: int
+    options: RuleOptions, seed: int, choice_seed: int
 ) -> None:
-    rules = make_rules(deal="scopone", players=4, **options)  # type: ignore[arg-type]
+    rules = make_rules(deal="scopone", players=4, **options)
     assert check_against_the_book(rules, seed, random.Random(choice_seed)) >= 1
 
 

@@ -335,7 +335,8 @@ def move_alone(moves: dict[str, Any], views: dict[str, Any]) -> float | None:
     if moves["cpu_ms"] is None or views["cpu_ms_each"] is None:
         return None
     others = sum(n for kind, n in moves["kinds"].items() if kind != "move")
-    return (moves["cpu_ms"] - others * views["cpu_ms_each"]) / moves["kinds"]["move"]
+    alone: float = (moves["cpu_ms"] - others * views["cpu_ms_each"]) / moves["kinds"]["move"]
+    return alone
 
 
 def rounded(value: float | None, digits: int = 3) -> float | None:
@@ -347,7 +348,8 @@ def ratio(part: float | None, whole: float | None) -> float | None:
 
 
 def write_cpu(run: dict[str, dict[str, Any]]) -> float | None:
-    return run["write"]["cpu_ms_each"]
+    each: float | None = run["write"]["cpu_ms_each"]
+    return each
 
 
 def move_over_write(run: dict[str, dict[str, Any]]) -> float | None:

@@ -14,11 +14,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from litestar import Litestar
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from scopa.api.app import create_app
+from scopa.api.app import ScopaApp, create_app
 from scopa.api.metrics import AiMetrics, GameMetrics, deadlines_polled
 from scopa.infra.ai_pool import PooledAi
 from scopa.infra.ai_runner import AiRunner, Heartbeat
@@ -198,7 +197,7 @@ def build_parts(settings: Settings, *, ai_here: bool = True) -> Parts:
     )
 
 
-def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> Litestar:
+def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> ScopaApp:
     """The app as ``scopa serve`` serves it; ``clock`` (unix seconds) is the limits'."""
     parts = build_parts(settings, ai_here=settings.ai_in_process)
     stores = parts.stores

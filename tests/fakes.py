@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict, Unpack
 
 from scopa.contract.events import EventView
 from scopa.domain.ai import LEVELS
@@ -20,18 +20,24 @@ from scopa.domain.ai.review import Review, review
 from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, ai_to_play, legal_moves
 from scopa.domain.moves import Move
+from scopa.service.callers import Caller
+from scopa.service.lifecycle import Lifecycle
 from scopa.service.limits import Quota, QuotaExceeded, Window
 from scopa.service.ports import (
     AiBacklog,
+    AiPlayer,
     Answer,
     Change,
+    HintQueue,
     Idempotency,
     IdempotencyConflict,
+    MatchObserver,
     MatchRecord,
     Settlement,
     StoredAnswer,
     VersionConflict,
 )
+from scopa.service.services import Services
 from tests.fake_players import FakeChallenges, FakePlayers, FakeStandings
 
 
@@ -349,7 +355,21 @@ class FakeStore:
         return None
 
 
-def fake_service(store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Any) -> Any:
+class ServiceOptions(TypedDict, total=False):
+    """The options of ``build_services`` that tests set, each of its type there."""
+
+    ai: AiPlayer | None
+    hint_queue: HintQueue | None
+    on_change: Callable[[str], None] | None
+    observer: MatchObserver | None
+    clock: Callable[[], float]
+    monotonic: Callable[[], float]
+    lifecycle: Lifecycle | None
+
+
+def fake_service(
+    store: FakeStore | None = None, bus: FakeBus | None = None, **kwargs: Unpack[ServiceOptions]
+) -> Services:
     """A ``Services`` on the fakes (a new store and bus unless given)."""
     from scopa.service.services import build_services
 
@@ -471,7 +491,7 @@ def as_is(view: EventView) -> EventView:
 
 
 async def followed(
-    service: Any, caller: Any, after: int, seconds: float
+    service: Services, caller: Caller, after: int, seconds: float
 ) -> AsyncIterator[EventView | None]:
     """``Services.stream`` one event at a time (it gives them a batch at a time)."""
     async with aclosing(service.records.stream(caller, after, seconds, as_is)) as batches:

@@ -243,7 +243,7 @@ def create_app(
     counts: Counts | None = None,
     slots: Slots | None = None,
     clock: Callable[[], float] = time.time,
-) -> Litestar:
+) -> ScopaApp:
     """The app over ``service``; ``unavailable`` are the errors meaning the database is down.
 
     ``counts`` and ``slots`` keep the limits' counts where every process sees them; without

@@ -5,10 +5,8 @@ while it waits for a process)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
-
-from litestar import Request
+from collections.abc import Awaitable, Coroutine, Mapping
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -16,14 +14,20 @@ T = TypeVar("T")
 CLIENT_GONE = 499
 
 
-async def _gone(request: Request[Any, Any, Any]) -> None:
+class Receiving(Protocol):
+    """All that is read of a request here (a Litestar Request has it): its ASGI receive."""
+
+    def receive(self) -> Awaitable[Mapping[str, object]]: ...
+
+
+async def _gone(request: Receiving) -> None:
     """Until the client disconnects. The request's body (a GET has none) is read and
     dropped: what follows it can only be the disconnect."""
     while (await request.receive())["type"] != "http.disconnect":
         pass
 
 
-async def unless_gone(request: Request[Any, Any, Any], work: Coroutine[Any, Any, T]) -> T | None:
+async def unless_gone(request: Receiving, work: Coroutine[Any, Any, T]) -> T | None:
     """``work``'s result, or None once the client went first (``work`` then cancelled)."""
     task = asyncio.ensure_future(work)
     watch = asyncio.ensure_future(_gone(request))

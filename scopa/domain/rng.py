@@ -29,6 +29,9 @@ generator state, and draws nothing from that generator.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
@@ -62,7 +65,7 @@ class SplitMix64:
                 m = self.next64() * n
         return m >> 64
 
-    def shuffle(self, items: list[int]) -> None:
+    def shuffle(self, items: list[T]) -> None:
         """Durstenfeld's Fisher-Yates, with ``below`` inlined and the state kept local."""
         s = self.state
         for i in range(len(items) - 1, 0, -1):

@@ -4,7 +4,7 @@ it is over its whole record and the coach's review of a seat."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from typing import TypeVar
 
@@ -50,7 +50,7 @@ class Records:
 
     async def stream(
         self, caller: Caller, after: int, seconds: float, render: Callable[[EventView], Rendered]
-    ) -> AsyncIterator[Sequence[Rendered] | None]:
+    ) -> AsyncGenerator[Sequence[Rendered] | None, None]:
         """The caller's events as they happen (``Feed.stream``), each as ``render`` makes
         it, counted open from its first read to its end."""
         finished = caller.record.state.status == "finished"

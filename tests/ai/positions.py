@@ -8,8 +8,9 @@ from scopa.domain.cards import DECK, parse_cards
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
 from scopa.domain.rng import SplitMix64
 from scopa.domain.rules import Rules, make_rules
+from tests.unit.build import RuleOptions
 
-VARIANTS: dict[str, dict[str, object]] = {
+VARIANTS: dict[str, RuleOptions] = {
     "classic": {},
     "fifteen": {"capture": "fifteen"},
     "ace_sweeps": {"ace_sweeps": "sweep"},
@@ -20,7 +21,7 @@ VARIANTS: dict[str, dict[str, object]] = {
 
 
 def rules_for(variant: str, players: int = 2) -> Rules:
-    return make_rules(players=players, **VARIANTS[variant])  # type: ignore[arg-type]
+    return make_rules(players=players, **VARIANTS[variant])
 
 
 def fresh_match(rules: Rules, players: int, seed: int) -> MatchState:

@@ -59,7 +59,7 @@ def test_a_match_is_reproducible() -> None:
 
 def test_wilson_interval() -> None:
     low, high = wilson(50, 100)
-    assert (low, high) == (pytest.approx(0.4038, abs=1e-4), pytest.approx(0.5962, abs=1e-4))
+    assert (low, high) == pytest.approx((0.4038, 0.5962), abs=1e-4)
     low, high = wilson(0, 10)
     assert low == 0.0
     assert high == pytest.approx(0.2775, abs=1e-4)

@@ -6,9 +6,8 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from litestar import Litestar
 
-from scopa.api.app import create_app
+from scopa.api.app import ScopaApp, create_app
 from scopa.infra.ai_runner import AiRunner
 from scopa.infra.settings import Settings
 from scopa.service.services import Services
@@ -22,14 +21,14 @@ def settings() -> Settings:
 
 
 @pytest.fixture
-def runner(service: Services) -> AiRunner:
-    runner = AiRunner(poll_seconds=0.2)
+def runner(service: Services) -> AiRunner[str]:
+    runner: AiRunner[str] = AiRunner(poll_seconds=0.2)
     service.changes.on_change = runner.kick
     return runner
 
 
 @pytest.fixture
-def app(settings: Settings, service: Services) -> Litestar:
+def app(settings: Settings, service: Services) -> ScopaApp:
     return create_app(
         settings, service, unavailable=(StoreDown,), counts=FakeCounts(), slots=FakeSlots()
     )
@@ -37,7 +36,7 @@ def app(settings: Settings, service: Services) -> Litestar:
 
 @pytest.fixture
 async def client(
-    app: Litestar, runner: AiRunner, service: Services, store: FakeStore
+    app: ScopaApp, runner: AiRunner[str], service: Services, store: FakeStore
 ) -> AsyncIterator[httpx.AsyncClient]:
     """A client on the test's own event loop, so requests can overlap (Litestar's test
     client runs the app in a portal thread, one request at a time). The AI runner is

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
 
+from scopa.api.app import ScopaApp
 from scopa.domain.cards import NAME
 from scopa.infra.settings import Settings
 from scopa.service.ports import EventBus
@@ -35,7 +36,7 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-async def create(client: Client, body: dict[str, Any] | None = None, **headers: str) -> Any:
+async def create(client: Client, body: dict[str, Any] | None = None, /, **headers: str) -> Any:
     answer = await client.post("/v1/matches", json=body or FIXED_MATCH, headers=headers)
     assert answer.status_code == 201, answer.text
     return answer.json()
@@ -79,6 +80,19 @@ async def play_out(client: Client, match_id: str, seat_tokens: dict[int, str]) -
 
 
 @asynccontextmanager
+async def started(app: ScopaApp) -> AsyncIterator[None]:
+    """The app's start-up hooks run, then at the end its shut-down hooks, as a server runs
+    them. Litestar types a hook as taking the app or nothing; build_app's take nothing."""
+    for hook in app.on_startup:
+        await cast(Callable[[], Awaitable[None]], hook)()
+    try:
+        yield
+    finally:
+        for hook in app.on_shutdown:
+            await cast(Callable[[], Awaitable[None]], hook)()
+
+
+@asynccontextmanager
 async def serving(database_url: str, ai_workers: int = 0, **settings: Any) -> AsyncIterator[Client]:
     """One server process: the app as ``scopa serve`` builds it (``settings`` overriding
     the test defaults), with its start-up and shut-down hooks run."""
@@ -86,15 +100,10 @@ async def serving(database_url: str, ai_workers: int = 0, **settings: Any) -> As
         database_url=database_url, ai_workers=ai_workers, stream_seconds=2, ai_only_move_seconds=0
     ).without_limits()
     app = build_app(dataclasses.replace(defaults, **settings))
-    for hook in app.on_startup:
-        await hook()
-    try:
+    async with started(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             yield client
-    finally:
-        for hook in app.on_shutdown:
-            await hook()
 
 
 async def finish(client: Client, match_id: str, seat_tokens: dict[int, str]) -> Any:

@@ -99,7 +99,7 @@ async def test_matches_left_on_an_ai_turn_are_played_at_start_up(
         first_dealer=0,
     )
     created = await before.seating.create(setup, None, "fp")
-    runner = AiRunner(poll_seconds=60)
+    runner: AiRunner[str] = AiRunner(poll_seconds=60)
     service = fake_service(store, bus, ai=FirstMoveAi(), on_change=runner.kick)
     await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
     try:
@@ -113,7 +113,7 @@ async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus)
     setup = Setup(seats=(Seat("ai", "easy"), Seat("ai", "easy")), rules={"target": 1})
     created = await service.seating.create(setup, None, "fp")
     store.down = True
-    runner = AiRunner(poll_seconds=0.05)
+    runner: AiRunner[str] = AiRunner(poll_seconds=0.05)
     await runner.start(service.ai_work.play_ai_turn, store.claim_ai_turn)
     try:
         # The outage lasts until a few sweeps have failed in it.
@@ -124,9 +124,7 @@ async def test_the_sweep_retries_after_a_failure(store: FakeStore, bus: FakeBus)
         await runner.stop()
 
 
-class BrokenAi:
-    levels = FirstMoveAi.levels
-
+class BrokenAi(FirstMoveAi):
     async def decide(self, state: MatchState, seat: int, level: str, seed: int) -> tuple[Move, str]:
         raise RuntimeError("the search blew up")
 

@@ -89,7 +89,7 @@ async def test_challenges_refused_for_what_no_match_could_be(stored: InProcess) 
     client = stored.client
     ada = await player(client, "ada")
     await player(client, "bea")
-    for body, field in [
+    refused: list[tuple[dict[str, Any], str]] = [
         ({"opponent": "ADA"}, "opponent"),
         ({"opponent": "nobody"}, "opponent"),
         ({"opponent": "bea", "level": "easy"}, "level"),
@@ -101,7 +101,8 @@ async def test_challenges_refused_for_what_no_match_could_be(stored: InProcess) 
             },
             "rules.ace_sweeps",
         ),
-    ]:
+    ]
+    for body, field in refused:
         answer = await challenge(client, ada, **body)
         assert answer.status_code == 422, body
         assert field in [p["name"] for p in answer.json()["invalid_params"]], answer.text

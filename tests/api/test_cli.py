@@ -149,14 +149,12 @@ def _options(command: argparse.ArgumentParser) -> list[tuple[str, argparse.Actio
 def test_every_option_says_what_it_does_and_which_setting_it_mirrors() -> None:
     # Each setting at a value of its own, so that an option defaulting to one is seen.
     numbers = iter(range(40_001, 50_000))
-    settings = Settings(
-        **{
-            f.name: type(f.default)(next(numbers))
-            for f in dataclasses.fields(Settings)
-            if type(f.default) in (int, float)
-        },
-        host="192.0.2.7",
-    )
+    numbered: dict[str, Any] = {
+        f.name: type(f.default)(next(numbers))
+        for f in dataclasses.fields(Settings)
+        if isinstance(f.default, int | float) and not isinstance(f.default, bool)
+    }
+    settings = Settings(**numbered, host="192.0.2.7")
     mirrored = {
         getattr(settings, f.name): f.name
         for f in dataclasses.fields(Settings)

@@ -27,7 +27,7 @@ async def test_work_done_first_is_answered() -> None:
     async def quick() -> str:
         return "hint"
 
-    assert await unless_gone(Client(), quick()) == "hint"  # type: ignore[arg-type]
+    assert await unless_gone(Client(), quick()) == "hint"
 
 
 async def test_work_is_cancelled_when_the_client_leaves_first() -> None:
@@ -43,7 +43,7 @@ async def test_work_is_cancelled_when_the_client_leaves_first() -> None:
             raise
         return "never"
 
-    answer = asyncio.create_task(unless_gone(client, slow()))  # type: ignore[arg-type]
+    answer = asyncio.create_task(unless_gone(client, slow()))
     await started.wait()
     client.left.set()
 

@@ -29,6 +29,7 @@ async def end(
     match_id: str,
     token: str | None,
     content: bytes | None = None,
+    /,
     **headers: str,
 ) -> Any:
     sent = {**headers, **(bearer(token) if token else {})}

@@ -17,7 +17,7 @@ from tests.fakes import FakeBus, FakeStore, FirstMoveAi, fake_service
 
 @pytest.fixture
 def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> Services:
-    return fake_service(store, bus, ai=ai, observer=GameMetrics())  # type: ignore[no-any-return]
+    return fake_service(store, bus, ai=ai, observer=GameMetrics())
 
 
 def sample(name: str, **labels: str) -> float:

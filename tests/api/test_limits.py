@@ -15,13 +15,21 @@ from typing import Any
 
 import httpx
 import pytest
-from litestar import Litestar
 from sqlalchemy import text
 
+from scopa.api.app import ScopaApp
 from scopa.infra.db import make_engine
 from scopa.infra.settings import QUOTAS, Settings
 from scopa.wiring import build_app
-from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
+from tests.api.support import (
+    FIXED_MATCH,
+    Client,
+    bearer,
+    create,
+    problem_type,
+    started,
+    tokens,
+)
 from tests.support.eventually import eventually
 
 WAITING = {"seats": [{"kind": "human"}, {"kind": "open"}]}
@@ -42,22 +50,17 @@ def clock() -> Clock:
 
 
 @asynccontextmanager
-async def serving(database_url: str, clock: Clock, **limits: Any) -> AsyncIterator[Litestar]:
+async def serving(database_url: str, clock: Clock, **limits: Any) -> AsyncIterator[ScopaApp]:
     """One server process (start-up and shut-down hooks run) with every limit off but
     ``limits``."""
     settings = Settings(database_url=database_url, ai_workers=0, stream_seconds=2)
     app = build_app(dataclasses.replace(settings.without_limits(), **limits), clock=clock)
-    for hook in app.on_startup:
-        await hook()
-    try:
+    async with started(app):
         yield app
-    finally:
-        for hook in app.on_shutdown:
-            await hook()
 
 
 @asynccontextmanager
-async def client_of(app: Litestar, address: str = "127.0.0.1") -> AsyncIterator[Client]:
+async def client_of(app: ScopaApp, address: str = "127.0.0.1") -> AsyncIterator[Client]:
     transport = httpx.ASGITransport(app=app, client=(address, 40000))
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         yield client
@@ -171,7 +174,7 @@ async def leases_held(database_url: str, count: int) -> None:
     async def held() -> bool:
         async with engine.connect() as conn:
             found = await conn.execute(text("SELECT count(*) FROM stream_leases"))
-            return found.scalar_one() == count
+            return int(found.scalar_one()) == count
 
     try:
         await eventually(held)

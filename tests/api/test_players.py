@@ -302,7 +302,7 @@ async def test_a_deleted_player_leaves_its_matches_and_keeps_its_handle(
 async def test_a_retried_registration_of_a_deleted_player_is_refused(stored: InProcess) -> None:
     """The replay would hand out a player and a token that no longer exist."""
     client = stored.client
-    keyed = {"json": {"handle": "brief"}, "headers": {"Idempotency-Key": "k" * 16}}
+    keyed: dict[str, Any] = {"json": {"handle": "brief"}, "headers": {"Idempotency-Key": "k" * 16}}
     first = await client.post("/v1/players", **keyed)
     assert first.status_code == 201
     replayed = await client.post("/v1/players", **keyed)

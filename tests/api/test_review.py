@@ -87,6 +87,7 @@ async def test_refusals(stored: InProcess) -> None:
     early = await review(client, match_id, 0)
     assert (early.status_code, problem_type(early)) == (409, "match-not-finished")
     done = await finished(client)
+    seat: int | str
     for seat in (2, 3):
         lacking = await review(client, done, seat)
         assert (lacking.status_code, problem_type(lacking)) == (404, "no-such-seat"), seat

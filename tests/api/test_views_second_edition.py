@@ -165,4 +165,5 @@ async def test_reveal_ai_hands_shows_exactly_the_ai_hands(stored: InProcess, rev
         )
     assert checked >= 6
     final = await view(client, match_id)
-    assert [s["hand"] for s in final["seats"]] == ([None, [], None, []] if reveal else [None] * 4)
+    hands: list[list[str] | None] = [None, [], None, []] if reveal else [None] * 4
+    assert [s["hand"] for s in final["seats"]] == hands

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -34,7 +35,7 @@ def deck_dealing(seat0: list[str], seat1: list[str], table: list[str]) -> list[s
     return top + [card for card in DECK if card not in top]
 
 
-def create_over_api(base_url: str, body: dict) -> tuple[str, list[dict]]:
+def create_over_api(base_url: str, body: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
     answer = httpx.post(f"{base_url}/v1/matches", json=body, timeout=10)
     assert answer.status_code == 201, answer.text
     return answer.json()["match"]["id"], answer.json()["tokens"]

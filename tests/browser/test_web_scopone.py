@@ -6,6 +6,7 @@ backs with counts, the header naming the game and no stock shown."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.browser
 MOVES = 4
 
 
-def start_scopone(client: WebClient) -> dict[str, object]:
+def start_scopone(client: WebClient) -> dict[str, Any]:
     """Creates the match on the start page: you and an easy AI partner against two easy AIs."""
     page = client.page
     page.goto("/")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -194,7 +195,7 @@ def test_the_lobby_marks_seeded_matches(
     client = open_page()
     ids = {}
     for seeded in (True, False):
-        body: dict = {"seats": [{"kind": "human"}, {"kind": "open"}]}
+        body: dict[str, Any] = {"seats": [{"kind": "human"}, {"kind": "open"}]}
         if seeded:
             body["seed"] = 42
         answer = httpx.post(f"{client.base_url}/v1/matches", json=body, timeout=10)

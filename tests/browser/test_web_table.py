@@ -214,7 +214,7 @@ def test_the_end_of_deal_table(open_page: Callable[..., WebClient], language: st
     names = [words["you"], words["computer"]]
     table = page.locator("#deal-box .deal-score")
     assert table.locator("thead th").all_inner_texts()[:2] == names
-    shown = {
+    shown: dict[str, Callable[[dict[str, Any]], str]] = {
         "cards": lambda t: str(t["cards"]),
         "diamonds": lambda t: str(t["diamonds"]),
         "settebello": lambda t: "\N{CHECK MARK}" if t["settebello"] else "\N{EM DASH}",

@@ -123,7 +123,7 @@ class WebClient:
         self.page = page
         self.base_url = base_url
         self.errors: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
         page.set_default_timeout(STEP_MS)
 

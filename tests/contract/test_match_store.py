@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Protocol
 
 import pytest
 
@@ -35,13 +36,19 @@ from tests.support.stored import (
 from tests.support.writes import create, save
 
 
+class Answers(IdempotencyKeys, Protocol):
+    """The keys' port, and the purge that the app runs on its store (scopa.wiring)."""
+
+    async def purge_idempotency(self, older_than: float) -> int: ...
+
+
 @dataclass(frozen=True)
 class Stores:
     """The storage ports one adapter gives."""
 
     matches: MatchRepository
     reads: MatchReads
-    answers: IdempotencyKeys
+    answers: Answers
 
 
 @pytest.fixture

@@ -25,14 +25,16 @@ CARDS = 40
 PLAYS_PER_DEAL = CARDS - 4
 
 
-async def create(client: httpx.AsyncClient, kinds: list[str], seed: int) -> tuple[str, dict]:
+async def create(
+    client: httpx.AsyncClient, kinds: list[str], seed: int
+) -> tuple[str, dict[int, str]]:
     answer = await client.post(
         "/v1/matches", json={"seats": [{"kind": kind} for kind in kinds], "seed": seed}
     )
     assert answer.status_code == 201, answer.text
     body = answer.json()
     assert answer.headers["Location"].endswith(body["match"]["id"])
-    tokens = {entry["seat"]: entry["token"] for entry in body["tokens"]}
+    tokens: dict[int, str] = {entry["seat"]: entry["token"] for entry in body["tokens"]}
     assert sorted(tokens) == [seat for seat, kind in enumerate(kinds) if kind == "human"]
     return body["match"]["id"], tokens
 

@@ -16,7 +16,8 @@ from tests.golden.fixed_match import GOLDEN, FixedMatch, fixed_match, stored, wi
 
 @pytest.fixture(scope="module")
 def kept() -> dict[str, Any]:
-    return json.loads(GOLDEN.read_text())
+    loaded: dict[str, Any] = json.loads(GOLDEN.read_text())
+    return loaded
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,12 @@ made-up one, is refused.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import schemathesis
+
+if TYPE_CHECKING:
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
 # Every token an answer of this run carried: seat tokens (create, join, rematch) and
 # player tokens (registration, a new token). They are secrets, kept for the run only.
@@ -33,7 +36,7 @@ def _tokens(value: Any) -> Iterator[str]:
 
 
 @schemathesis.hook
-def after_call(_ctx: Any, _case: schemathesis.Case, response: Any) -> None:
+def after_call(_ctx: Any, _case: OpenApiCase, response: Any) -> None:
     content_type = response.headers.get("content-type", [""])[0]
     if 200 <= response.status_code < 300 and content_type.startswith("application/json"):
         ISSUED.update(_tokens(response.json()))
@@ -43,9 +46,9 @@ def after_call(_ctx: Any, _case: schemathesis.Case, response: Any) -> None:
 class IssuedTokens:
     """Vouches for a bearer token the server issued, as a link carries it over."""
 
-    def get(self, case: schemathesis.Case, _ctx: Any) -> str | None:
+    def get(self, case: OpenApiCase, _ctx: Any) -> str | None:
         scheme, _, token = str(case.headers.get("Authorization", "")).partition(" ")
         return token if scheme == "Bearer" and token in ISSUED else None
 
-    def set(self, case: schemathesis.Case, token: str, _ctx: Any) -> None:
+    def set(self, case: OpenApiCase, token: str, _ctx: Any) -> None:
         case.headers["Authorization"] = f"Bearer {token}"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 import schemathesis
+from litestar.enums import ScopeType
 from schemathesis import engine
 from schemathesis.cli.commands.run.warnings import (
     aggregate_status_codes,
@@ -54,6 +55,7 @@ from tests.hostile import schemathesis_hooks  # its hooks and auth, as `st run` 
 
 if TYPE_CHECKING:
     from litestar.types import ASGIApp, Receive, Scope, Send
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from tests.support.reliability import ReliabilityRecord
 
@@ -96,7 +98,7 @@ class Answers:
             await send(message)
 
         await self.app(scope, receive, counted)
-        if scope["type"] == "http":
+        if scope["type"] == ScopeType.HTTP:
             # Litestar's template may say {match_id:str} where the document says {match_id}.
             route = re.sub(r":\w+\}", "}", scope.get("path_template") or "(no route)")
             self.counts[(scope["method"], route, status)] += 1
@@ -132,7 +134,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> I
     shutil.copyfile(sqlite_template, path)
     database = make_engine(f"sqlite+aiosqlite:///{path}")
     store = sql_stores(database)
-    runner = AiRunner(poll_seconds=0.2)
+    runner: AiRunner[str] = AiRunner(poll_seconds=0.2)
     service = services_over(store, LocalEventBus(), ai=FirstMoveAi(), on_change=runner.kick)
 
     async def start() -> None:
@@ -172,7 +174,7 @@ class Run:
     matches: int = 0
 
 
-def _short_waits(_ctx: Any, case: schemathesis.Case, _kwargs: dict[str, Any]) -> None:
+def _short_waits(_ctx: Any, case: OpenApiCase, _kwargs: dict[str, Any]) -> None:
     if case.operation.definition.raw.get("operationId") != "listEvents":
         return
     wait = case.query.get("wait") if isinstance(case.query, dict) else None
@@ -242,8 +244,10 @@ def run(served: Served) -> Run:
         for event in engine.from_schema(schema).execute():
             if isinstance(event, events.ScenarioFinished):
                 _record(result, event)
-            elif isinstance(event, events.NonFatalError | events.FatalError):
+            elif isinstance(event, events.NonFatalError):
                 result.errors.append(f"{event.info.title}: {event.info.message}")
+            elif isinstance(event, events.FatalError):  # it has no info: its exception
+                result.errors.append(f"{type(event.exception).__name__}: {event.exception}")
             elif isinstance(event, events.PhaseFinished) and event.status == engine.Status.SKIP:
                 result.skipped_phases.append(f"{event.phase.name}: {event.phase.skip_reason}")
             elif isinstance(event, events.EngineFinished):
@@ -333,7 +337,8 @@ def _parameter_location(operation_id: str, name: str) -> str:
     for item in DOCUMENT["paths"].values():
         for operation in item.values():
             if operation["operationId"] == operation_id:
-                return next(p["in"] for p in operation["parameters"] if p["name"] == name)
+                found: str = next(p["in"] for p in operation["parameters"] if p["name"] == name)
+                return found
     raise AssertionError(f"no operation {operation_id}")
 
 

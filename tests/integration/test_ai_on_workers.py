@@ -160,7 +160,7 @@ async def test_hints_go_to_the_worker_and_none_without_one(
             seats = tokens(created)
             turn = (await view(client, match_id, seats[0]))["turn"]
             url = f"/v1/matches/{match_id}/hint"
-            ask = {"params": {"level": "hard"}, "headers": bearer(seats[turn])}
+            ask: dict[str, Any] = {"params": {"level": "hard"}, "headers": bearer(seats[turn])}
 
             began = time.monotonic()
             alone = await client.get(url, **ask)

@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from scopa.domain.ai import decide
-from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
+from scopa.domain.match import MatchState, Seat, SeatKind, legal_moves, new_match, play
 from scopa.domain.rules import make_rules
 from scopa.infra.ai_pool import (
     AI_ONLY,
@@ -27,8 +27,8 @@ from scopa.infra.ai_pool import (
 pytestmark = pytest.mark.timeout(120)
 
 
-def match(*kinds: str) -> MatchState:
-    seats = [Seat(k, "easy" if k == "ai" else None) for k in kinds]  # type: ignore[arg-type]
+def match(*kinds: SeatKind) -> MatchState:
+    seats = [Seat(k, "easy" if k == "ai" else None) for k in kinds]
     # Dealer 0: seat 1 leads.
     return new_match(make_rules(players=len(kinds)), seats, seed=2, first_dealer=0)[0]
 

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from scopa.domain.match import resign
+from scopa.domain.match import MatchState, resign
 from scopa.infra.db import make_engine
 from scopa.infra.limits import LEASE_SECONDS, SqlLimits
 from scopa.infra.stores import sql_stores
@@ -86,8 +86,8 @@ async def test_ended_windows_are_purged(engine: AsyncEngine) -> None:
     assert await limits.count([window(cap=1)], take=False) == (True, [0])
 
 
-def record(state: object) -> MatchRecord:
-    return MatchRecord(new_match_id(), state, T0)  # type: ignore[arg-type]
+def record(state: MatchState) -> MatchRecord:
+    return MatchRecord(new_match_id(), state, T0)
 
 
 async def test_an_owner_holds_at_most_its_ai_only_matches_while_they_run(

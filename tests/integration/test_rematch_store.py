@@ -93,7 +93,9 @@ async def test_a_rematch_and_its_offer_are_stored_together(store: SqlStores) -> 
         {0: token_hash("new-a")},
         (request, StoredAnswer("fp", b"{}")),
     )
-    assert (await store.matches.get("old")).state == change.state  # type: ignore[union-attr]
+    kept = await store.matches.get("old")
+    assert kept is not None
+    assert kept.state == change.state
     assert (await store.reads.events("old", old.seq, 10)) == [RematchOffered(old.seq + 1, "next")]
     assert await store.matches.get("next") == record
     assert (await store.reads.initial("next")) == record.state

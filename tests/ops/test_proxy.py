@@ -50,7 +50,8 @@ def parse(text: str) -> Directive:
     """nginx's configuration as a tree: directives, their words, their blocks."""
     tokens = re.findall(r"'[^']*'|\"[^\"]*\"|[{};]|[^\s{};]+", re.sub(r"#[^\n]*", "", text))
     root = Directive("", [])
-    stack, words = [root], []
+    stack: list[Directive] = [root]
+    words: list[str] = []
     for token in tokens:
         if token in (";", "{"):
             directive = Directive(words[0], [w.strip("'\"") for w in words[1:]])
@@ -69,7 +70,9 @@ def parse(text: str) -> Directive:
 
 
 def seconds(text: str) -> float:
-    number, unit = re.fullmatch(r"(\d+)(ms|s|m)?", text).groups()  # type: ignore[union-attr]
+    found = re.fullmatch(r"(\d+)(ms|s|m)?", text)
+    assert found is not None, text
+    number, unit = found.groups()
     return int(number) * {"ms": 0.001, "s": 1, "m": 60, None: 1}[unit]
 
 

@@ -61,7 +61,7 @@ def ai() -> LevelsAi:
 @pytest.fixture
 def service(store: FakeStore, bus: FakeBus, ai: LevelsAi, clock: Clock) -> Services:
     lifecycle = Lifecycle(waiting_ttl=WAIT, idle_ttl=IDLE)
-    return fake_service(store, bus, ai=ai, clock=clock, lifecycle=lifecycle)  # type: ignore[no-any-return]
+    return fake_service(store, bus, ai=ai, clock=clock, lifecycle=lifecycle)
 
 
 def setup(*seats: Seat, **rules: Any) -> Setup:

@@ -4,11 +4,12 @@ and the active matches counted from the store."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Unpack
 
 from scopa.domain.match import Seat, legal_moves
 from scopa.service.seating import Setup
 from scopa.service.services import Services
-from tests.fakes import FakeBus, FakeStore, FirstMoveAi, as_is, fake_service
+from tests.fakes import FakeBus, FakeStore, FirstMoveAi, ServiceOptions, as_is, fake_service
 from tests.service.test_lifecycle import Clock, first_legal, new
 from tests.service.test_matches import FIXED
 
@@ -35,9 +36,12 @@ class Recorder:
         self.notes["stream", "closed"] += 1
 
 
-def observed(store: FakeStore, bus: FakeBus, **kwargs: object) -> tuple[Services, Recorder]:
+def observed(
+    store: FakeStore, bus: FakeBus, **kwargs: Unpack[ServiceOptions]
+) -> tuple[Services, Recorder]:
     recorder = Recorder()
-    return fake_service(store, bus, observer=recorder, **kwargs), recorder
+    options: ServiceOptions = {**kwargs, "observer": recorder}
+    return fake_service(store, bus, **options), recorder
 
 
 async def play_out(service: Services, match_id: str, tokens: dict[int, str]) -> int:

@@ -52,7 +52,8 @@ async def test_a_rematch_is_made_by_one_seat_and_claimed_by_the_other(
     assert [(s.kind, s.name) for s in new.seats] == [("human", "Ada"), ("reserved", "Bo")]
     assert (new.status, new.version, new.seq, store.log[new_id]) == ("waiting", 0, 0, [])
     assert (new.rules, new.seeded) == (before.rules, False)
-    assert new.first_dealer == (before.dealer + 1) % 2  # type: ignore[operator]
+    assert before.dealer is not None
+    assert new.first_dealer == (before.dealer + 1) % 2
     # The old match changed once: version + 1 and its event.
     after = store.records[old_id].state
     assert (after.version, after.rematch) == (before.version + 1, new_id)

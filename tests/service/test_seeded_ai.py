@@ -98,7 +98,8 @@ async def test_unseeded_matches_keep_a_secret_drawn_at_random() -> None:
     service = fake_service(store, FakeBus())
     seats = (Seat("human"), Seat("human"))
     secrets = set()
-    for given in ({}, {}, {"seed": 7}, {"seed": 7}, {"seed": 8}):
+    seeds: tuple[dict[str, Any], ...] = ({}, {}, {"seed": 7}, {"seed": 7}, {"seed": 8})
+    for given in seeds:
         created = await service.seating.create(Setup(seats=seats, **given), None, "fp")
         secrets.add(store.records[created.match.id].state.ai_secret)
     assert len(secrets) == 4  # two drawn, one for seed 7 twice, one for seed 8

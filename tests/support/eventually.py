@@ -7,9 +7,19 @@ import asyncio
 import inspect
 import time
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TypeVar, overload
 
 T = TypeVar("T")
+
+
+@overload
+async def eventually(
+    check: Callable[[], Awaitable[T]], *, seconds: float = ..., every: float = ...
+) -> T: ...
+
+
+@overload
+async def eventually(check: Callable[[], T], *, seconds: float = ..., every: float = ...) -> T: ...
 
 
 async def eventually(

@@ -25,4 +25,4 @@ def ai() -> FirstMoveAi:
 
 @pytest.fixture
 def service(store: FakeStore, bus: FakeBus, ai: FirstMoveAi) -> Services:
-    return fake_service(store, bus, ai=ai)  # type: ignore[no-any-return]
+    return fake_service(store, bus, ai=ai)

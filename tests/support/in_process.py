@@ -12,11 +12,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import httpx
-from litestar import Litestar
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from scopa.api.app import create_app
+from scopa.api.app import ScopaApp, create_app
 from scopa.infra.ai_runner import AiRunner
 from scopa.infra.db import DatabaseUnavailable, make_engine
 from scopa.infra.notify import LocalEventBus
@@ -34,7 +33,7 @@ class InProcess:
     store: FakeStore | SqlStores
     engine: AsyncEngine | None  # None over the fakes
     service: Services  # for a test to enforce a match's passed moment itself
-    app: Litestar
+    app: ScopaApp
 
     @property
     def matches(self) -> MatchRepository:
@@ -68,7 +67,7 @@ async def serve(
     """``clock``: the service's and the store's, so a test can move a match past its
     moments, or a challenge past its expiry."""
     engine = make_engine(url) if url is not None else None
-    runner = AiRunner(poll_seconds=0.2)
+    runner: AiRunner[str] = AiRunner(poll_seconds=0.2)
     store: FakeStore | SqlStores
     service: Services
     if engine is not None:

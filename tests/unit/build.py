@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypedDict
 
 from scopa.domain.cards import NAME, VALUE, parse_card, parse_cards
 from scopa.domain.events import CardPlayed, StoredEvent
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play, play_named
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
+
+
+class RuleOptions(TypedDict, total=False):
+    """Keywords of ``make_rules`` that tests choose a variant by."""
+
+    target: int
+    capture: str
+    ace_sweeps: str
+    king_of_diamonds: bool
+    diamond_sequence: bool
+    hand_size: int
 
 
 def cards(text: str) -> list[int]:

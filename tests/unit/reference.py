@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+from typing import Any
 
 from scopa.domain.rules import Rules
 
@@ -149,7 +150,7 @@ class Deal:
 
 
 def primiera(pile: Sequence[str]) -> int | None:
-    best = {}
+    best: dict[str, int] = {}
     for card in pile:
         best[card[1]] = max(best.get(card[1], 0), primiera_value(card))
     return sum(best.values()) if len(best) == 4 else None
@@ -162,7 +163,9 @@ def diamond_sequence(pile: Sequence[str]) -> int:
     return run if run >= 3 else 0
 
 
-def score(rules: Rules, piles: Sequence[Sequence[str]], sweeps: Sequence[int]) -> list[dict]:
+def score(
+    rules: Rules, piles: Sequence[Sequence[str]], sweeps: Sequence[int]
+) -> list[dict[str, Any]]:
     """Each team's facts and points for a finished deal, read straight off RULES.md."""
     out = []
     for t in (0, 1):
@@ -212,7 +215,7 @@ class Match:
         self.dealer = first_dealer if first_dealer is not None else self.rng.below(players)
         self.number = 0
         self.scores = [0, 0]
-        self.deal_scores: list[list[dict]] = []
+        self.deal_scores: list[list[dict[str, Any]]] = []
         self.scored_piles: list[list[list[str]]] = []
         self.redeals: list[list[str]] = []
         self.winner: int | None = None

@@ -66,8 +66,8 @@ def test_packets_are_dealt_the_same_way_when_every_hand_is_empty(
         assert [cards(" ".join(h)) for h in event.hands] == expected
         assert event.deck_count == 36 - size * (k + 1)
     # Each packet is led by the seat after the dealer: the play right after the deal.
-    for k, event in enumerate(deal_one):
-        if isinstance(event, DealStarted | CardsDealt):
+    for k, dealing in enumerate(deal_one):
+        if isinstance(dealing, DealStarted | CardsDealt):
             following = deal_one[k + 1]
             assert isinstance(following, CardPlayed)
             assert following.seat == 0

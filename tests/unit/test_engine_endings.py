@@ -6,6 +6,8 @@ reason; the deal in progress stays as it stood, unscored.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from scopa.contract.views import match_view
@@ -14,6 +16,7 @@ from scopa.domain.events import CardPlayed, MatchFinished, StoredEvent
 from scopa.domain.match import (
     MatchState,
     Seat,
+    SeatKind,
     abandon,
     abort,
     expire,
@@ -30,13 +33,14 @@ from scopa.domain.rules import Rules, make_rules
 from tests.unit.build import first_move, play_through
 
 AUTOPLAY = make_rules(turn_seconds=30)
+Step = Callable[[MatchState], tuple[MatchState, list[StoredEvent]]]
 FORFEIT = make_rules(turn_seconds=30, on_timeout="forfeit")
 
 
 def started(
-    rules: Rules | None = None, kinds: tuple[str, ...] = ("human", "human"), seed: int = 3
+    rules: Rules | None = None, kinds: tuple[SeatKind, ...] = ("human", "human"), seed: int = 3
 ) -> tuple[MatchState, list[StoredEvent]]:
-    seats = [Seat(k, "easy" if k == "ai" else None) for k in kinds]  # type: ignore[arg-type]
+    seats = [Seat(k, "easy" if k == "ai" else None) for k in kinds]
     return new_match(rules or make_rules(players=len(kinds)), seats, seed, first_dealer=0)
 
 
@@ -189,13 +193,14 @@ def test_time_out_needs_a_human_to_play_and_autoplay_a_card() -> None:
 
 def test_the_log_replays_every_kind_of_ending() -> None:
     timing_out = [auto, move, auto, move, auto]
-    for rules, steps in [
+    endings: list[tuple[Rules, list[Step]]] = [
         (make_rules(), [move, move, lambda s: resign(s, 1)]),
         (make_rules(), [abort]),
         (make_rules(), [move, abandon]),
         (FORFEIT, [move, move, time_out]),
         (AUTOPLAY, [move, *timing_out]),
-    ]:
+    ]
+    for rules, steps in endings:
         initial, log = started(rules)
         state = initial
         for step in steps:

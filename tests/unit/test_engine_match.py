@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -17,7 +18,14 @@ from scopa.domain.errors import (
     MatchNotActive,
     NotYourTurn,
 )
-from scopa.domain.events import CardPlayed, DealScored, DealStarted, LeftoversTaken, MatchFinished
+from scopa.domain.events import (
+    CardPlayed,
+    DealScored,
+    DealStarted,
+    LeftoversTaken,
+    MatchFinished,
+    StoredEvent,
+)
 from scopa.domain.match import MatchState, Seat, legal_moves, new_match, play
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules
@@ -102,7 +110,9 @@ def test_winner_after_a_deal(scores: tuple[int, int], target: int, expected: int
     assert winner(scores, target) == expected
 
 
-def first_deal_scores(rules: Rules, accept) -> tuple[MatchState, list]:
+def first_deal_scores(
+    rules: Rules, accept: Callable[[tuple[int, ...]], bool]
+) -> tuple[MatchState, list[StoredEvent]]:
     """The first seed whose first deal (first legal moves) ends with scores ``accept`` likes."""
     for seed in range(200):
         state, events = new_match(rules, humans(2), seed)
@@ -260,7 +270,7 @@ def test_capture_order_does_not_matter() -> None:
 # --- refused setups ----------------------------------------------------------------
 
 
-def problems(call) -> list[str]:
+def problems(call: Callable[..., object]) -> list[str]:
     with pytest.raises(InvalidSetup) as raised:
         call()
     return [name for name, _ in raised.value.problems]
@@ -299,7 +309,7 @@ def test_ace_sweeps_with_fifteen_are_refused() -> None:
         assert problems(lambda m=mode: make_rules(capture="fifteen", ace_sweeps=m)) == [
             "rules.ace_sweeps"
         ]
-        built = Rules(capture="fifteen", ace_sweeps=mode)  # type: ignore[arg-type]
+        built = Rules(capture="fifteen", ace_sweeps=mode)
         assert problems(lambda r=built: new_match(r, humans(2), 1)) == ["rules.ace_sweeps"]
 
 

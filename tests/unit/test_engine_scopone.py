@@ -25,7 +25,7 @@ from scopa.domain.match import (
 from scopa.domain.moves import Move
 from scopa.domain.rules import Rules, make_rules, setup_problems
 from tests.unit import scopone_reference as book
-from tests.unit.build import humans
+from tests.unit.build import RuleOptions, humans
 
 SCOPONE = make_rules(deal="scopone", players=4)
 
@@ -37,7 +37,7 @@ def test_scopone_is_refused_with_two_players_and_with_six_card_hands() -> None:
         ("rules.hand_size", "scopone deals ten cards a seat at once: not with 6"),
         ("rules.deal", "scopone is for 4 players, not 2"),
     ]
-    odd = msgspec.structs.replace(SCOPONE, deal="tresette")  # type: ignore[arg-type]
+    odd = msgspec.structs.replace(SCOPONE, deal="tresette")
     assert setup_problems(odd, 4) == [("rules.deal", "must be one of scopa, scopone")]
 
 
@@ -151,9 +151,9 @@ def check_against_the_book(rules: Rules, seed: int, choices: random.Random) -> i
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**63 - 1), choice_seed=st.integers(0, 2**32))
 def test_random_scopone_matches_agree_with_the_published_rules(
-    options: dict[str, object], seed: int, choice_seed: int
+    options: RuleOptions, seed: int, choice_seed: int
 ) -> None:
-    rules = make_rules(deal="scopone", players=4, **options)  # type: ignore[arg-type]
+    rules = make_rules(deal="scopone", players=4, **options)
     assert check_against_the_book(rules, seed, random.Random(choice_seed)) >= 1
 
 

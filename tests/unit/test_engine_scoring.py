@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scopa.domain.cards import NAME, parse_card
-from scopa.domain.rules import make_rules
+from scopa.domain.rules import Rules, make_rules
 from scopa.domain.scoring import (
     DealScore,
     Points,
@@ -33,7 +33,12 @@ def split(team0: str, team1: str | None = None) -> list[list[int]]:
     return [mine, theirs]
 
 
-def score(piles: list[list[int]], rules=PLAIN, sweeps=(0, 0), before=(0, 0)) -> DealScore:
+def score(
+    piles: list[list[int]],
+    rules: Rules = PLAIN,
+    sweeps: tuple[int, int] = (0, 0),
+    before: tuple[int, int] = (0, 0),
+) -> DealScore:
     return score_deal(rules, 1, piles, sweeps, before)
 
 
@@ -208,7 +213,7 @@ def test_the_other_team_can_hold_a_sequence_too() -> None:
 
 
 @pytest.mark.parametrize("rules", [PLAIN, BOTH, make_rules(king_of_diamonds=True)], ids=str)
-def test_deal_points_are_the_totals_of_the_breakdown(rules) -> None:
+def test_deal_points_are_the_totals_of_the_breakdown(rules: Rules) -> None:
     for piles, sweeps in [
         (FULL, (2, 1)),
         (split("7C 7D 7H 7S KD AD 2D 3D"), (0, 5)),

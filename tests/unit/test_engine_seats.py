@@ -78,6 +78,7 @@ def test_a_rematch_keeps_rules_seats_and_names_and_deals_after_the_last_dealer()
         Seat("reserved", claim="h3"),
     )
     assert (new.status, new.version, new.seq) == ("waiting", 0, 0)
+    assert old.dealer is not None
     assert new.first_dealer == (old.dealer + 1) % 4
     assert (new.seed, new.seeded, new.ai_secret) == (99, False, 5)
     new, _ = join(new, 0, None, "h0")
@@ -139,7 +140,9 @@ def test_fairness_commits_to_the_seed_and_reveals_it_at_the_end() -> None:
     assert fairness.seed is None
     assert match_view("m", secret, 0).seeded is False
     done, _ = play_through(secret)
-    assert match_view("m", done, None).fairness.seed == 123456789  # type: ignore[union-attr]
+    revealed = match_view("m", done, None).fairness
+    assert revealed is not None
+    assert revealed.seed == 123456789
     given, _ = new_match(RULES, seats, 123456789)  # the creator's seed: it may know the cards
     assert (match_view("m", given, None).seeded, match_view("m", given, None).fairness) == (
         True,

@@ -26,7 +26,8 @@ FILES = sorted(FOLDER.glob("*.json"))
 
 
 def load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text())
+    loaded: dict[str, Any] = json.loads(path.read_text())
+    return loaded
 
 
 def moves_of(transcript: dict[str, Any]) -> list[Move]:

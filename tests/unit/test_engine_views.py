@@ -8,7 +8,14 @@ from scopa.contract.events import CardsDealtView, DealStartedView, RedealView, f
 from scopa.contract.rules import rules_view
 from scopa.contract.views import match_view
 from scopa.domain.cards import names
-from scopa.domain.events import CardPlayed, CardsDealt, DealStarted, Redeal, SeatJoined
+from scopa.domain.events import (
+    CardPlayed,
+    CardsDealt,
+    DealStarted,
+    Redeal,
+    SeatJoined,
+    StoredEvent,
+)
 from scopa.domain.match import Seat, is_sweep, join, legal_moves, new_match, play
 from scopa.domain.rules import make_rules
 from tests.unit.build import match_with, play_through
@@ -101,6 +108,14 @@ def test_a_finished_match_view() -> None:
     assert view.scores == view.deal_scores[-1].scores
 
 
+def started_view(
+    started: DealStarted, seat: int | None, *, every_hand: bool = False
+) -> DealStartedView:
+    view = for_viewer(started, seat, every_hand=every_hand)
+    assert isinstance(view, DealStartedView)
+    return view
+
+
 def test_events_as_each_viewer_sees_them() -> None:
     state = match_with(["5C 6C 7C", "2D 3C 4C"], "2C 3D KD QS", dealer=1)
     _, events = new_match(state.rules, [Seat("human")] * 2, 0, state.decks, 1)
@@ -109,8 +124,8 @@ def test_events_as_each_viewer_sees_them() -> None:
     assert for_viewer(started, 0) == DealStartedView(
         seq=1, deal=1, dealer=1, table=("2C", "3D", "KD", "QS"), hand=("5C", "6C", "7C")
     )
-    assert for_viewer(started, 1).hand == ("2D", "3C", "4C")  # type: ignore[union-attr]
-    assert for_viewer(started, None).hand is None  # type: ignore[union-attr]
+    assert started_view(started, 1).hand == ("2D", "3C", "4C")
+    assert started_view(started, None).hand is None
     # The stored event keeps the deck it was dealt from; no view of it shows the deck.
     assert started.deck == tuple(names(state.decks[0]))
     assert "deck" not in msgspec.json.decode(msgspec.json.encode(for_viewer(started, 0)))
@@ -121,14 +136,14 @@ def test_events_as_each_viewer_sees_them() -> None:
     assert for_viewer(dealt, None, every_hand=True) == CardsDealtView(
         seq=9, hand=None, deck_count=24, hands=dealt.hands
     )
-    assert for_viewer(started, None, every_hand=True).hands == started.hands  # type: ignore[union-attr]
+    assert started_view(started, None, every_hand=True).hands == started.hands
     redeal = Redeal(seq=1, deal=1, table=("KC", "KD", "KH", "2C"), deck=tuple(names(range(40))))
     assert (
         for_viewer(redeal, 0)
         == for_viewer(redeal, None, every_hand=True)
         == RedealView(seq=1, deal=1, table=("KC", "KD", "KH", "2C"))
     )
-    public = [
+    public: list[StoredEvent] = [
         CardPlayed(seq=2, seat=0, card="5C", capture=("2C", "3D"), sweep=False),
         SeatJoined(seq=3, seat=1),
     ]

@@ -14,8 +14,9 @@ from scopa.domain.glicko import Rating
 from scopa.domain.match import MatchState
 from scopa.domain.rated import FORMATS, PROVISIONAL, counts, format_of, new_ratings, result_of
 from scopa.infra.guard import reaching_database
+from scopa.infra.live_players import PLAYERS, hold_live
 from scopa.infra.match_reads import MATCHES, record_of
-from scopa.infra.players import MATCH_PLAYERS, PLAYERS, player_of
+from scopa.infra.players import MATCH_PLAYERS, player_of
 from scopa.infra.sql_store import SqlDatabase, SqlStore
 from scopa.infra.tables import RatedMatchRow, RatingRow
 from scopa.service.ports import Counts, MatchRecord, Player, RatedGame, StoredRating
@@ -130,15 +131,22 @@ def _rating_of(row: Any) -> StoredRating:
 
 
 async def seat_players(
-    conn: AsyncConnection, match_id: str, created_at: float, state: MatchState, seats: Iterable[int]
+    db: SqlDatabase,
+    conn: AsyncConnection,
+    match_id: str,
+    created_at: float,
+    state: MatchState,
+    seats: Iterable[int],
 ) -> None:
-    """Rows for those of ``seats`` that a player holds in ``state``."""
+    """Rows for those of ``seats`` that a player holds in ``state``; PlayerGone when one
+    of those players is deleted, or being deleted (``live_players``)."""
     rows = [
         {"match_id": match_id, "seat": i, "handle": state.seats[i].player, "created_at": created_at}
         for i in seats
         if state.seats[i].player is not None
     ]
     if rows:
+        await hold_live(db, conn, (str(row["handle"]) for row in rows))
         await conn.execute(MATCH_PLAYERS.insert(), rows)
 
 

@@ -198,7 +198,7 @@ class SqlUnitOfWork(SqlStore):
         await _add_seats(conn, record.id, new.token_hashes)
         state = record.state
         await standings.seat_players(
-            conn, record.id, record.created_at, state, range(state.players)
+            self.db, conn, record.id, record.created_at, state, range(state.players)
         )
         turn = ai_turns.pending_turn(record.state, now, self._ai_only_pace, created=True)
         if turn is not None:
@@ -225,7 +225,7 @@ class SqlUnitOfWork(SqlStore):
                 select(MATCHES.c.created_at).where(MATCHES.c.id == match_id)
             )
             await standings.seat_players(
-                conn, match_id, created.scalar_one(), change.state, token_hashes
+                self.db, conn, match_id, created.scalar_one(), change.state, token_hashes
             )
         if _finishes(change):
             await standings.finished(self.db, conn, match_id, change.state)

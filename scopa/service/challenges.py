@@ -4,6 +4,7 @@ player has a stream of news of its challenges, numbered, to resume from."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -24,13 +25,14 @@ from scopa.service.errors import (
 )
 from scopa.service.feed import HEARTBEAT_SECONDS, MAX_EVENTS
 from scopa.service.handles import handle_key, is_handle
-from scopa.service.ids import new_challenge_id
+from scopa.service.ids import new_challenge_id, revoked_key
 from scopa.service.ports import (
     Challenge,
     ChallengeGone,
     Challenges,
     EventBus,
     Player,
+    PlayerGone,
     Players,
     Settlement,
 )
@@ -67,7 +69,7 @@ def challenge_view(challenge: Challenge) -> ChallengeView:
     )
 
 
-def _news(challenge: Challenge, *handles: str | None) -> tuple[tuple[str, bytes], ...]:
+def news_of(challenge: Challenge, *handles: str | None) -> tuple[tuple[str, bytes], ...]:
     body = msgspec.json.encode(challenge_view(challenge))
     return tuple((h, body) for h in dict.fromkeys(handles) if h is not None)
 
@@ -118,12 +120,17 @@ class Challenging:
             created_at=now,
             expires_at=now + expires_in,
         )
-        await self.challenges.add(
-            challenge,
-            _news(challenge, challenge.opponent),
-            per_minute=self.limits.per_minute,
-            pending=self.limits.pending,
-        )
+        try:
+            await self.challenges.add(
+                challenge,
+                news_of(challenge, challenge.opponent),
+                per_minute=self.limits.per_minute,
+                pending=self.limits.pending,
+            )
+        except PlayerGone as gone:
+            if gone.handle == challenger.handle:
+                raise
+            raise InvalidSetup([("opponent", "no such player")]) from gone
         await self._told(challenge.opponent)
         if level is not None:
             return (await self._accept(challenge, challenger, None)).challenge
@@ -191,11 +198,12 @@ class Challenging:
             done = msgspec.structs.replace(challenge, status="accepted", match_id=match_id)
             accepted.append(done)
             handles = (challenge.challenger, None if acceptor is None else acceptor.handle)
-            return Settlement(challenge.id, "accepted", match_id, _news(done, *handles))
+            return Settlement(challenge.id, "accepted", match_id, news_of(done, *handles))
 
         try:
             created = await self.seating.create(setup, None, "", settle=settle)
-        except ChallengeGone as gone:
+        except (ChallengeGone, PlayerGone) as gone:
+            # A deleted player's challenges end with it.
             raise ChallengeNotPending("the challenge is no longer pending") from gone
         await self._told(challenge.challenger, None if acceptor is None else acceptor.handle)
         return Accepted(challenge_view(accepted[-1]), created.match)
@@ -214,7 +222,7 @@ class Challenging:
 
     async def _end(self, challenge: Challenge, status: str) -> ChallengeView:
         done = msgspec.structs.replace(challenge, status=status)
-        news = _news(done, challenge.challenger, challenge.opponent)
+        news = news_of(done, challenge.challenger, challenge.opponent)
         try:
             await self.challenges.settle(Settlement(challenge.id, status, None, news))
         except ChallengeGone as gone:
@@ -230,10 +238,12 @@ class Challenging:
                 await self.bus.publish(inbox_key(handle), await self.challenges.latest(handle))
 
     async def stream(
-        self, player: Player, after: int, seconds: float
+        self, player: Player, token_hash: str, after: int, seconds: float
     ) -> AsyncIterator[list[tuple[int, bytes]] | None]:
         """The player's news after ``after`` as it comes, a batch at a time, None for a
-        quiet spell (a heartbeat), until ``seconds`` have passed."""
+        quiet spell (a heartbeat), until ``seconds`` have passed, or until the token of
+        ``token_hash`` that opened the stream is revoked (or its player deleted): at once
+        when the revocation is heard of, else by the next heartbeat."""
         deadline = self.monotonic() + seconds
         key = inbox_key(player.handle)
         while True:
@@ -245,8 +255,27 @@ class Challenging:
             left = deadline - self.monotonic()
             if left <= 0:
                 return
-            if not await self.bus.wait(key, after, min(left, HEARTBEAT_SECONDS)):
-                yield None
+            if await self._wait(key, after, revoked_key(token_hash), min(left, HEARTBEAT_SECONDS)):
+                continue
+            if await self.players.authenticate(token_hash, self.clock()) is None:
+                return
+            yield None
+
+    async def _wait(self, key: str, after: int, revoked: str, seconds: float) -> bool:
+        """Until news past ``after`` (True), or a revocation's announcement or ``seconds``
+        (False)."""
+        waits = (
+            asyncio.create_task(self.bus.wait(key, after, seconds)),
+            asyncio.create_task(self.bus.wait(revoked, 0, seconds)),
+        )
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+            await asyncio.gather(*waits, return_exceptions=True)
+        news = waits[0]
+        return news.done() and not news.cancelled() and news.result()
 
 
 def _pending(challenge: Challenge) -> Challenge:

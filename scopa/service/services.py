@@ -109,7 +109,7 @@ def build_services(
         ),
         records=Records(callers, reads, bus, reviews, observer, monotonic),
         lobby=Listings(reads),
-        accounts=Accounts(players, standings, once, clock, LEVELS),
+        accounts=Accounts(players, standings, once, clock, LEVELS, bus),
         tables=Tables(standings),
         challenging=Challenging(
             challenges,

@@ -4,7 +4,6 @@ player has a stream of news of its challenges, numbered, to resume from."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from scopa.service.errors import (
 )
 from scopa.service.feed import HEARTBEAT_SECONDS, MAX_EVENTS
 from scopa.service.handles import handle_key, is_handle
-from scopa.service.ids import new_challenge_id, revoked_key
+from scopa.service.ids import new_challenge_id
 from scopa.service.ports import (
     Challenge,
     ChallengeGone,
@@ -238,12 +237,10 @@ class Challenging:
                 await self.bus.publish(inbox_key(handle), await self.challenges.latest(handle))
 
     async def stream(
-        self, player: Player, token_hash: str, after: int, seconds: float
+        self, player: Player, after: int, seconds: float
     ) -> AsyncIterator[list[tuple[int, bytes]] | None]:
         """The player's news after ``after`` as it comes, a batch at a time, None for a
-        quiet spell (a heartbeat), until ``seconds`` have passed, or until the token of
-        ``token_hash`` that opened the stream is revoked (or its player deleted): at once
-        when the revocation is heard of, else by the next heartbeat."""
+        quiet spell (a heartbeat), until ``seconds`` have passed."""
         deadline = self.monotonic() + seconds
         key = inbox_key(player.handle)
         while True:
@@ -255,27 +252,8 @@ class Challenging:
             left = deadline - self.monotonic()
             if left <= 0:
                 return
-            if await self._wait(key, after, revoked_key(token_hash), min(left, HEARTBEAT_SECONDS)):
-                continue
-            if await self.players.authenticate(token_hash, self.clock()) is None:
-                return
-            yield None
-
-    async def _wait(self, key: str, after: int, revoked: str, seconds: float) -> bool:
-        """Until news past ``after`` (True), or a revocation's announcement or ``seconds``
-        (False)."""
-        waits = (
-            asyncio.create_task(self.bus.wait(key, after, seconds)),
-            asyncio.create_task(self.bus.wait(revoked, 0, seconds)),
-        )
-        try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for wait in waits:
-                wait.cancel()
-            await asyncio.gather(*waits, return_exceptions=True)
-        news = waits[0]
-        return news.done() and not news.cancelled() and news.result()
+            if not await self.bus.wait(key, after, min(left, HEARTBEAT_SECONDS)):
+                yield None
 
 
 def _pending(challenge: Challenge) -> Challenge:

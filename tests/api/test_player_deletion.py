@@ -61,16 +61,21 @@ async def test_a_deleted_player_keeps_no_seat_token_and_no_pending_challenge(
         assert [(s["kind"], s["player"]) for s in seats] == [("open", None), ("human", "bea")]
 
 
-async def test_a_challenge_stream_ends_when_its_token_is_revoked(database_url: str) -> None:
+@pytest.mark.parametrize("route", ["challenges", "match"])
+async def test_a_stream_ends_when_the_token_that_opened_it_is_revoked(
+    database_url: str, route: str
+) -> None:
     async with serve(database_url, stream_seconds=60.0) as served:
         client = served.client
         registered = await register(client, "ada")
         token = token_of(registered)
         spare = (await client.post("/v1/me/tokens", headers=bearer(token))).json()["token"]
+        path = "/v1/me/challenges/stream"
+        if route == "match":
+            created = await client.post("/v1/matches", json=OPEN_SEAT, headers=bearer(token))
+            path = f"/v1/matches/{created.json()['match']['id']}/events/stream"
         bus = served.service.challenging.bus
-        streaming = asyncio.create_task(
-            client.get("/v1/me/challenges/stream", headers=bearer(token))
-        )
+        streaming = asyncio.create_task(client.get(path, headers=bearer(token)))
         await eventually(lambda: getattr(bus, "waiting", 0) > 0)
         revoked = await client.delete(
             f"/v1/me/tokens/{registered['token']['id']}", headers=bearer(spare)

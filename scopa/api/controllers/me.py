@@ -74,8 +74,8 @@ class MeController(Controller):
         operation_id="revokeToken",
         summary="Revoke one of the player's tokens (the one in use too)",
         description="Every server process refuses the token from the moment this answers; "
-        "a challenge stream it opened ends, in every process, at the latest at its next "
-        "heartbeat (15 s).",
+        "a stream it opened (challenges, a match's events) ends, in every process, at the "
+        "latest at its next heartbeat (15 s).",
         status_code=204,
         responses=problems(400, 401, 404, 503),
     )
@@ -172,9 +172,10 @@ class MeController(Controller):
             return sse_stream([RETRY])
 
         async def messages() -> AsyncIterator[bytes]:
-            # The stream ends when the token that opened it is revoked.
+            stream = service.challenging.stream(player, start, stream_seconds)
+            # The stream ends with the token that opened it.
             opened_by = token_hash(secret or "")
-            async for news in service.challenging.stream(player, opened_by, start, stream_seconds):
+            async for news in service.revocations.until_revoked(stream, opened_by):
                 if news is None:
                     yield HEARTBEAT
                     continue

@@ -14,7 +14,9 @@ from scopa.domain.events import MatchFinished
 from scopa.domain.glicko import Rating
 from scopa.domain.match import MatchState
 from scopa.domain.rated import FORMATS, PROVISIONAL, counts, format_of, new_ratings, result_of
+from scopa.service.challenges import inbox_key, news_of
 from scopa.service.handles import handle_key
+from scopa.service.ids import revoked_key
 from scopa.service.limits import QuotaExceeded
 from scopa.service.ports import (
     Answer,
@@ -26,6 +28,7 @@ from scopa.service.ports import (
     MatchRecord,
     Player,
     PlayerBusy,
+    PlayerGone,
     PlayerToken,
     RatedGame,
     Settlement,
@@ -99,23 +102,34 @@ class FakePlayers:
             raise TooManyTokens(str(cap))
         self.issued[token.id] = (token, token_hash)
 
-    async def revoke(self, handle: str, token_id: str) -> bool:
+    async def revoke(self, handle: str, token_id: str) -> str | None:
         self.store.check()
         held = self.issued.get(token_id)
         if held is None or held[0].handle != handle:
-            return False
+            return None
         del self.issued[token_id]
-        return True
+        return held[1]
 
-    async def delete(self, handle: str, now: float) -> None:
+    async def delete(self, handle: str, now: float) -> list[tuple[str, int]]:
         self.store.check()
         for (match_id, _), (held, _, _) in self.seats.items():
             status = self.store.records[match_id].state.status
             if held == handle and status in ("waiting", "active"):
                 raise PlayerBusy(handle)
-        for token_id in [i for i, (t, _) in self.issued.items() if t.handle == handle]:
-            del self.issued[token_id]
+        revoked = [i for i, (t, _) in self.issued.items() if t.handle == handle]
+        told = [(revoked_key(self.issued.pop(i)[1]), 1) for i in revoked]
+        for match_id, seat in [k for k, (held, _, _) in self.seats.items() if held == handle]:
+            tokens = self.store.tokens.get(match_id, {})
+            for hashed in [h for h, s in tokens.items() if s == seat]:
+                del tokens[hashed]
         self.deleted.add(handle)
+        return told + self.store.challenges.withdraw(handle)
+
+    def check_live(self, state: MatchState, seats: Iterable[int]) -> None:
+        for i in seats:
+            handle = state.seats[i].player
+            if handle is not None and (handle in self.deleted or handle not in self.players):
+                raise PlayerGone(handle)
 
     # Written by FakeStore.commit, with the match.
 
@@ -241,6 +255,9 @@ class FakeChallenges:
         pending: int,
     ) -> None:
         self.store.check()
+        for handle in (challenge.challenger, challenge.opponent):
+            if handle is not None and handle in self.store.players.deleted:
+                raise PlayerGone(handle)
         now = self.store.clock()
         mine = [c for c in self.kept.values() if c.challenger == challenge.challenger]
         if per_minute and sum(c.created_at > now - 60.0 for c in mine) >= per_minute:
@@ -281,6 +298,20 @@ class FakeChallenges:
             found, status=settlement.status, match_id=settlement.match_id
         )
         self.tell(settlement.notices)
+
+    def withdraw(self, handle: str) -> list[tuple[str, int]]:
+        """A deleted player's pending challenges: cancelled if made, declined if received."""
+        told = []
+        for challenge in self._pending():
+            if handle in (challenge.challenger, challenge.opponent):
+                status = "cancelled" if challenge.challenger == handle else "declined"
+                done = msgspec.structs.replace(challenge, status=status)
+                self.kept[done.id] = done
+                for other, body in news_of(done, challenge.challenger, challenge.opponent):
+                    if other != handle:
+                        self.tell([(other, body)])
+                        told.append((inbox_key(other), len(self.news[other])))
+        return told
 
     async def settle(self, settlement: Settlement) -> None:
         self.store.check()

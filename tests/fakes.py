@@ -305,6 +305,10 @@ class FakeStore:
         self.keys.check_keep(work.answer)
         for settlement in work.settlements:
             self.challenges.check_settle(settlement)
+        for record, *_ in work.added:
+            self.players.check_live(record.state, range(record.state.players))
+        for change, token_hashes in work.changes:
+            self.players.check_live(change.state, token_hashes)
         counted = dict(self.quotas)
         try:
             for record, _, _, quota in work.added:

@@ -51,7 +51,7 @@ from scopa.service.errors import (
     UnknownLevel,
 )
 from scopa.service.limits import QuotaExceeded
-from scopa.service.ports import HandleTaken, PlayerBusy, TooManyTokens
+from scopa.service.ports import HandleTaken, PlayerBusy, PlayerGone, TooManyTokens
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +130,7 @@ _DOMAIN: Sequence[tuple[type[Exception], Kind]] = (
     (SameOrigin, SAME_ORIGIN),
     (NoSuchSeat, NO_SUCH_SEAT),
     (InvalidToken, INVALID_TOKEN),
+    (PlayerGone, INVALID_TOKEN),  # the token's player was deleted while it asked
     (InvalidSetup, INVALID_SETUP),
     (MatchNotActive, MATCH_NOT_ACTIVE),
     (MatchNotFinished, MATCH_NOT_FINISHED),
@@ -253,7 +254,7 @@ class ProblemHandler:
             return problem_response(kind, detail, invalid_params=params)
         if isinstance(exc, MoveRefused):
             return problem_response(kind, detail, legal_moves=exc.legal_moves)
-        if isinstance(exc, InvalidToken):
+        if isinstance(exc, InvalidToken | PlayerGone):
             return problem_response(kind, detail, headers={"WWW-Authenticate": "Bearer"})
         if isinstance(exc, Busy):
             return problem_response(kind, detail, headers={"Retry-After": "1"})

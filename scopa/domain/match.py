@@ -192,11 +192,16 @@ def rematch_of(
 ) -> tuple[MatchState, list[StoredEvent]]:
     """The next match of a finished one, asked for by ``seat``: the same rules and seats
     (kinds, levels, names), ``seat`` taken, every other human seat reserved for the token
-    hash ``claims`` names, and the first deal to the seat after the last dealer."""
+    hash ``claims`` names (open when it names none: its player was deleted), and the first
+    deal to the seat after the last dealer."""
     if state.status != "finished" or state.dealer is None:
         raise MatchNotActive("only a finished match that was dealt can be played again")
     seats = [
-        Seat("reserved", name=s.name, claim=claims[i], player=s.player)
+        (
+            Seat("reserved", name=s.name, claim=claims[i], player=s.player)
+            if i in claims
+            else Seat("open")
+        )
         if s.kind == "human" and i != seat
         else s
         for i, s in enumerate(state.seats)

@@ -10,16 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table, and_, func, or_, select, text, update
+from sqlalchemy import Table, and_, case, func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from scopa.infra.codec import decode_rules, encode
 from scopa.infra.db import write_transaction
 from scopa.infra.guard import reaching_database
+from scopa.infra.live_players import hold_live
 from scopa.infra.notify import notice
 from scopa.infra.sql_store import SqlDatabase, SqlStore
 from scopa.infra.tables import ChallengeRow, InboxRow
-from scopa.service.challenges import inbox_key
+from scopa.service.challenges import inbox_key, news_of
 from scopa.service.limits import QuotaExceeded
 from scopa.service.ports import Challenge, ChallengeGone, Settlement
 
@@ -56,8 +57,10 @@ async def _lock(db: SqlDatabase, conn: AsyncConnection, key: str) -> None:
 
 async def tell(
     db: SqlDatabase, conn: AsyncConnection, notices: Sequence[tuple[str, bytes]]
-) -> None:
-    """In the caller's transaction: each player's next news, announced at commit."""
+) -> list[tuple[str, int]]:
+    """In the caller's transaction: each player's next news, announced at commit; the
+    announcements, as (key, seq)."""
+    told = []
     for handle, body in sorted(notices, key=lambda n: n[0]):
         await _lock(db, conn, f"inbox:{handle}")
         latest = await conn.execute(
@@ -66,6 +69,8 @@ async def tell(
         seq = int(latest.scalar_one()) + 1
         await conn.execute(INBOX.insert().values(handle=handle, seq=seq, body=body))
         await db.announce(conn, notice(inbox_key(handle), seq, False))
+        told.append((inbox_key(handle), seq))
+    return told
 
 
 async def settled(db: SqlDatabase, conn: AsyncConnection, settlement: Settlement) -> None:
@@ -79,6 +84,26 @@ async def settled(db: SqlDatabase, conn: AsyncConnection, settlement: Settlement
     if ended.rowcount != 1:
         raise ChallengeGone(f"challenge {settlement.challenge_id} is not pending")
     await tell(db, conn, settlement.notices)
+
+
+async def withdrawn(db: SqlDatabase, conn: AsyncConnection, handle: str) -> list[tuple[str, int]]:
+    """In the deletion's transaction: every pending challenge of ``handle`` ended,
+    cancelled if it made it and declined if it received it, each with news to the other
+    player; the announcements, as (key, seq)."""
+    mine = or_(CHALLENGES.c.challenger == handle, CHALLENGES.c.opponent == handle)
+    ended = await conn.execute(
+        update(CHALLENGES)
+        .where(_pending(db.clock()), mine)
+        .values(status=case((CHALLENGES.c.challenger == handle, "cancelled"), else_="declined"))
+        .returning(*CHALLENGES.c)
+    )
+    notices = [
+        told
+        for row in ended
+        for told in news_of(_challenge_of(row, db.clock()), row.challenger, row.opponent)
+        if told[0] != handle
+    ]
+    return await tell(db, conn, notices)
 
 
 class SqlChallenges(SqlStore):
@@ -96,6 +121,7 @@ class SqlChallenges(SqlStore):
         async with write_transaction(self.db.engine) as conn:
             # A player's challenges made at once take turns, so none slips past a cap.
             await _lock(self.db, conn, f"challenges:{challenge.challenger}")
+            await hold_live(self.db, conn, filter(None, (challenge.challenger, challenge.opponent)))
             if per_minute:
                 recent = await conn.execute(
                     select(func.count()).where(mine, CHALLENGES.c.created_at > now - 60.0)

@@ -7,14 +7,19 @@ from typing import Any
 
 from sqlalchemy import Table, and_, delete, exists, func, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from scopa.infra import challenges
 from scopa.infra.answers import keep_answer
 from scopa.infra.db import write_transaction
 from scopa.infra.guard import reaching_database
-from scopa.infra.match_reads import MATCHES
-from scopa.infra.sql_store import SqlStore
-from scopa.infra.tables import MatchPlayerRow, PlayerRow, PlayerTokenRow
+from scopa.infra.live_players import LIVE, PLAYERS
+from scopa.infra.match_reads import MATCHES, SEATS
+from scopa.infra.notify import notice
+from scopa.infra.sql_store import SqlDatabase, SqlStore
+from scopa.infra.tables import MatchPlayerRow, PlayerTokenRow
 from scopa.service.handles import handle_key
+from scopa.service.ids import revoked_key
 from scopa.service.ports import (
     Answer,
     HandleTaken,
@@ -24,14 +29,12 @@ from scopa.service.ports import (
     TooManyTokens,
 )
 
-PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
 TOKENS: Table = PlayerTokenRow.__table__  # type: ignore[assignment]
 MATCH_PLAYERS: Table = MatchPlayerRow.__table__  # type: ignore[assignment]
 
 # A token's last use is written at most this often: a bot's every request is no write.
 TOUCH_SECONDS = 60.0
 _PLAYER = (PLAYERS.c.handle, PLAYERS.c.name, PLAYERS.c.kind, PLAYERS.c.joined_at, PLAYERS.c.origin)
-_LIVE = PLAYERS.c.deleted_at.is_(None)
 
 
 def player_of(row: Any) -> Player:
@@ -72,7 +75,7 @@ class SqlPlayers(SqlStore):
 
     @reaching_database
     async def player(self, handle: str) -> Player | None:
-        query = select(*_PLAYER).where(PLAYERS.c.handle_key == handle_key(handle), _LIVE)
+        query = select(*_PLAYER).where(PLAYERS.c.handle_key == handle_key(handle), LIVE)
         row = await self.db.read_one(query)
         return None if row is None else player_of(row)
 
@@ -81,7 +84,7 @@ class SqlPlayers(SqlStore):
         query = (
             select(*_PLAYER, TOKENS.c.id, TOKENS.c.token_hash, TOKENS.c.last_used_at)
             .join(TOKENS, TOKENS.c.handle == PLAYERS.c.handle)
-            .where(TOKENS.c.token_hash == token_hash, _LIVE)
+            .where(TOKENS.c.token_hash == token_hash, LIVE)
         )
         row = await self.db.read_one(query)
         # The lookup is by the hash, which says nothing of how near a guess came to a
@@ -115,28 +118,55 @@ class SqlPlayers(SqlStore):
             await conn.execute(TOKENS.insert().values(_token_row(token, token_hash)))
 
     @reaching_database
-    async def revoke(self, handle: str, token_id: str) -> bool:
-        revoked = await self.db.write(
-            delete(TOKENS).where(TOKENS.c.id == token_id, TOKENS.c.handle == handle)
-        )
-        return bool(revoked.rowcount)
+    async def revoke(self, handle: str, token_id: str) -> str | None:
+        async with write_transaction(self.db.engine) as conn:
+            revoked = await _revoked(
+                self.db, conn, and_(TOKENS.c.id == token_id, TOKENS.c.handle == handle)
+            )
+        return revoked[0] if revoked else None
 
     @reaching_database
-    async def delete(self, handle: str, now: float) -> None:
+    async def delete(self, handle: str, now: float) -> list[tuple[str, int]]:
         playing = exists().where(
             MATCH_PLAYERS.c.handle == handle,
             MATCHES.c.id == MATCH_PLAYERS.c.match_id,
             MATCHES.c.status.in_(("waiting", "active")),
         )
         async with write_transaction(self.db.engine) as conn:
+            if self.db.postgres:
+                # A write seating the player share-locks this row (infra.live_players):
+                # either it committed before, and the player is busy, or it waits and then
+                # finds the player gone.
+                await conn.execute(
+                    select(PLAYERS.c.handle).where(PLAYERS.c.handle == handle).with_for_update()
+                )
             if (await conn.execute(select(playing))).scalar_one():
                 raise PlayerBusy("the player holds a seat in a match waiting or being played")
-            await conn.execute(delete(TOKENS).where(TOKENS.c.handle == handle))
+            revoked = await _revoked(self.db, conn, TOKENS.c.handle == handle)
+            # Its seat tokens too: a seat of a deleted player reads and asks nothing more.
+            held = select(MATCH_PLAYERS.c.seat).where(
+                MATCH_PLAYERS.c.handle == handle,
+                MATCH_PLAYERS.c.match_id == SEATS.c.match_id,
+                MATCH_PLAYERS.c.seat == SEATS.c.seat,
+            )
+            await conn.execute(delete(SEATS).where(held.exists()))
+            told = await challenges.withdrawn(self.db, conn, handle)
             await conn.execute(
                 update(PLAYERS)
-                .where(and_(PLAYERS.c.handle == handle, _LIVE))
+                .where(and_(PLAYERS.c.handle == handle, LIVE))
                 .values(name=None, deleted_at=now)
             )
+        return [(revoked_key(h), 1) for h in revoked] + told
+
+
+async def _revoked(db: SqlDatabase, conn: AsyncConnection, which: Any) -> list[str]:
+    """In the caller's transaction: the tokens ``which`` deleted, each revocation announced
+    at commit so that what a token opened ends in every process; their hashes."""
+    rows = await conn.execute(delete(TOKENS).where(which).returning(TOKENS.c.token_hash))
+    hashes = [row.token_hash for row in rows]
+    for hashed in hashes:
+        await db.announce(conn, notice(revoked_key(hashed), 1, False))
+    return hashes
 
 
 def _token_row(token: PlayerToken, token_hash: str) -> dict[str, Any]:

@@ -14,8 +14,9 @@ from scopa.domain.glicko import Rating
 from scopa.domain.match import MatchState
 from scopa.domain.rated import FORMATS, PROVISIONAL, counts, format_of, new_ratings, result_of
 from scopa.infra.guard import reaching_database
+from scopa.infra.live_players import PLAYERS, hold_live
 from scopa.infra.match_reads import MATCHES, record_of
-from scopa.infra.players import MATCH_PLAYERS, PLAYERS, player_of
+from scopa.infra.players import MATCH_PLAYERS, player_of
 from scopa.infra.sql_store import SqlDatabase, SqlStore
 from scopa.infra.tables import RatedMatchRow, RatingRow
 from scopa.service.ports import Counts, MatchRecord, Player, RatedGame, StoredRating
@@ -137,7 +138,8 @@ async def seat_players(
     state: MatchState,
     seats: Iterable[int],
 ) -> None:
-    """Rows for those of ``seats`` that a player holds in ``state``. A rematch's seat
+    """Rows for those of ``seats`` that a player holds in ``state``; PlayerGone when one
+    of those players is deleted, or being deleted (``live_players``). A rematch's seat
     reserved for a player has its row from the rematch's creation on (the player's list
     shows the rematch waiting for it), so the claim that seats that same player finds its
     row written and keeps it."""
@@ -147,6 +149,7 @@ async def seat_players(
         if state.seats[i].player is not None
     ]
     if rows:
+        await hold_live(db, conn, (str(row["handle"]) for row in rows))
         kept = db.insert(MATCH_PLAYERS).on_conflict_do_nothing(index_elements=["match_id", "seat"])
         await conn.execute(kept, rows)
 

@@ -31,6 +31,7 @@ from scopa.service.ports import (
     Challenges,
     EventBus,
     Player,
+    PlayerGone,
     Players,
     Settlement,
 )
@@ -67,7 +68,7 @@ def challenge_view(challenge: Challenge) -> ChallengeView:
     )
 
 
-def _news(challenge: Challenge, *handles: str | None) -> tuple[tuple[str, bytes], ...]:
+def news_of(challenge: Challenge, *handles: str | None) -> tuple[tuple[str, bytes], ...]:
     body = msgspec.json.encode(challenge_view(challenge))
     return tuple((h, body) for h in dict.fromkeys(handles) if h is not None)
 
@@ -118,12 +119,17 @@ class Challenging:
             created_at=now,
             expires_at=now + expires_in,
         )
-        await self.challenges.add(
-            challenge,
-            _news(challenge, challenge.opponent),
-            per_minute=self.limits.per_minute,
-            pending=self.limits.pending,
-        )
+        try:
+            await self.challenges.add(
+                challenge,
+                news_of(challenge, challenge.opponent),
+                per_minute=self.limits.per_minute,
+                pending=self.limits.pending,
+            )
+        except PlayerGone as gone:
+            if gone.handle == challenger.handle:
+                raise
+            raise InvalidSetup([("opponent", "no such player")]) from gone
         await self._told(challenge.opponent)
         if level is not None:
             return (await self._accept(challenge, challenger, None)).challenge
@@ -191,11 +197,12 @@ class Challenging:
             done = msgspec.structs.replace(challenge, status="accepted", match_id=match_id)
             accepted.append(done)
             handles = (challenge.challenger, None if acceptor is None else acceptor.handle)
-            return Settlement(challenge.id, "accepted", match_id, _news(done, *handles))
+            return Settlement(challenge.id, "accepted", match_id, news_of(done, *handles))
 
         try:
             created = await self.seating.create(setup, None, "", settle=settle)
-        except ChallengeGone as gone:
+        except (ChallengeGone, PlayerGone) as gone:
+            # A deleted player's challenges end with it.
             raise ChallengeNotPending("the challenge is no longer pending") from gone
         await self._told(challenge.challenger, None if acceptor is None else acceptor.handle)
         return Accepted(challenge_view(accepted[-1]), created.match)
@@ -214,7 +221,7 @@ class Challenging:
 
     async def _end(self, challenge: Challenge, status: str) -> ChallengeView:
         done = msgspec.structs.replace(challenge, status=status)
-        news = _news(done, challenge.challenger, challenge.opponent)
+        news = news_of(done, challenge.challenger, challenge.opponent)
         try:
             await self.challenges.settle(Settlement(challenge.id, status, None, news))
         except ChallengeGone as gone:

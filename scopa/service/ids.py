@@ -35,6 +35,13 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
+def revoked_key(token_hash: str) -> str:
+    """What a token's revocation is announced and waited on as: derived from its hash, so
+    that the announcement names no hash a store looks tokens up by (no match id, and no
+    ``@`` of a player's news, starts with ``!``)."""
+    return "!" + hashlib.sha256(f"scopa revoked {token_hash}".encode()).hexdigest()[:24]
+
+
 # A player's token: the prefix and a length no seat token has (those are 43 characters).
 PLAYER_TOKEN_PREFIX = "scp_"
 

@@ -22,9 +22,10 @@ from scopa.domain.rated import PROVISIONAL
 from scopa.service.errors import PlayerNotFound, TokenNotFound
 from scopa.service.handles import handle_key, is_handle, reserved
 from scopa.service.idempotency import Claim, Once, answer_of
-from scopa.service.ids import new_player_token, new_token_id, token_hash
+from scopa.service.ids import new_player_token, new_token_id, revoked_key, token_hash
 from scopa.service.ports import (
     Counts,
+    EventBus,
     HandleTaken,
     Player,
     Players,
@@ -52,12 +53,14 @@ class Accounts:
         once: Once,
         clock: Callable[[], float],
         levels: tuple[str, ...],
+        bus: EventBus,
     ) -> None:
         self.players = players
         self.standings = standings
         self.once = once
         self.clock = clock
         self.levels = levels
+        self.bus = bus
 
     async def register(
         self,
@@ -124,11 +127,18 @@ class Accounts:
         return issued(token, secret)
 
     async def revoke(self, player: Player, token_id: str) -> None:
-        if not await self.players.revoke(player.handle, token_id):
+        """Revoke the token: refused from now on, and what it opened ends (other processes
+        hear of it from the store's announcement)."""
+        revoked = await self.players.revoke(player.handle, token_id)
+        if revoked is None:
             raise TokenNotFound("the player has no live token of that id")
+        await self.bus.publish(revoked_key(revoked), 1)
 
     async def delete(self, player: Player) -> None:
-        await self.players.delete(player.handle, self.clock())
+        """Delete the player, its tokens, its seat tokens and its pending challenges at
+        once; PlayerBusy while it holds a seat in a match waiting or being played."""
+        for key, seq in await self.players.delete(player.handle, self.clock()):
+            await self.bus.publish(key, seq)
 
     async def view(self, player: Player) -> PlayerView:
         ratings = await self.standings.ratings(player.handle)

@@ -315,6 +315,14 @@ class PlayerBusy(Exception):
     """The player holds a seat in a match waiting or being played."""
 
 
+class PlayerGone(Exception):
+    """A player the write seats (or challenges with) was deleted before it committed."""
+
+    def __init__(self, handle: str) -> None:
+        super().__init__(f"the player {handle!r} was deleted")
+        self.handle = handle
+
+
 class Challenge(msgspec.Struct, frozen=True):
     """A challenge as the store keeps it; ``status`` pending, accepted, declined or
     cancelled, and expired when read pending past ``expires_at``."""
@@ -410,12 +418,17 @@ class Players(Protocol):
     async def add_token(self, token: PlayerToken, token_hash: str, cap: int) -> None:
         """A new token; TooManyTokens when the player holds ``cap`` already."""
 
-    async def revoke(self, handle: str, token_id: str) -> bool:
-        """Revoke the player's token; False when the player has no such token."""
+    async def revoke(self, handle: str, token_id: str) -> str | None:
+        """Revoke the player's token, announcing it (``ids.revoked_key``) on commit; the
+        token's hash, None when the player has no such token."""
 
-    async def delete(self, handle: str, now: float) -> None:
-        """Delete the player and its tokens, keeping its handle; PlayerBusy while it holds
-        a seat in a match waiting or being played."""
+    async def delete(self, handle: str, now: float) -> list[tuple[str, int]]:
+        """Delete the player, keeping its handle, in one transaction that a write seating
+        it or challenging with it conflicts with (PlayerGone there): its tokens revoked,
+        its seat tokens dropped, its pending challenges cancelled (made) or declined
+        (received) with news to the other player. PlayerBusy while it holds a seat in a
+        match waiting or being played. What it announced on commit, as (key, seq), for
+        this process's bus."""
 
 
 class Standings(Protocol):

@@ -29,8 +29,10 @@ from scopa.service.ports import (
     MatchReads,
     MatchRecord,
     Player,
+    PlayerGone,
     Settlement,
     Standings,
+    VersionConflict,
 )
 
 T = TypeVar("T", bound=msgspec.Struct)
@@ -278,7 +280,12 @@ class Seating:
             uow.add(record, events, {seat: hashed}, quota=quota)
             uow.change(Change(old.id, old.state.version, offered, tuple(offer_events)))
             uow.keep_answer(answer_of(request, outcome))
-            await uow.commit()
+            try:
+                await uow.commit()
+            except PlayerGone as gone:
+                # A player of the match was deleted meanwhile, its seat token with it:
+                # decided again, its seat in the rematch is open.
+                raise VersionConflict(str(gone)) from gone
         self.changes.recent.remember(record, hashed, seat)
         self.observer.match_created()
         await self.changes.saved(old, offered, None)

@@ -36,6 +36,7 @@ from scopa.service.ports import (
 from scopa.service.recent import RecentMatches
 from scopa.service.records import Records
 from scopa.service.reviews import Reviews
+from scopa.service.revocation import Revocations
 from scopa.service.seating import Seating
 from scopa.service.standings import Tables
 
@@ -55,6 +56,7 @@ class Services:
     accounts: Accounts  # players, their tokens
     tables: Tables  # players' matches, the leaderboard
     challenging: Challenging  # challenges and their news
+    revocations: Revocations  # what a player token opened ends with it
 
 
 def build_services(
@@ -109,7 +111,7 @@ def build_services(
         ),
         records=Records(callers, reads, bus, reviews, observer, monotonic),
         lobby=Listings(reads),
-        accounts=Accounts(players, standings, once, clock, LEVELS),
+        accounts=Accounts(players, standings, once, clock, LEVELS, bus),
         tables=Tables(standings),
         challenging=Challenging(
             challenges,
@@ -120,4 +122,5 @@ def build_services(
             clock=clock,
             monotonic=monotonic,
         ),
+        revocations=Revocations(players, bus, clock),
     )

@@ -4,6 +4,7 @@ match: both or neither."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -21,6 +22,7 @@ from scopa.service.ports import (
     MatchRecord,
     MatchRepository,
     Player,
+    PlayerGone,
     Players,
     PlayerToken,
     Settlement,
@@ -146,3 +148,27 @@ async def test_an_accepted_challenge_and_its_match_are_stored_together(store: St
             await uow.commit()
     assert await store.matches.get("m2") is None
     assert await store.challenges.latest("ada") == 1
+
+
+async def test_a_deleted_players_challenges_end_and_it_challenges_no_more(store: Stores) -> None:
+    received = Challenge("c_3", "bea", "ada", None, Rules(), False, "pending", T0, T0 + 600.0)
+    await made(store, challenge(1), challenge(2, None))
+    await store.challenges.add(received, (("ada", b"made c_3"),), per_minute=0, pending=0)
+    told = await store.players.delete("ada", T0)
+    ended = [await store.challenges.challenge(f"c_{n}") for n in (1, 2, 3)]
+    assert [(c.id, c.status) for c in ended if c is not None] == [
+        ("c_1", "cancelled"),
+        ("c_2", "cancelled"),
+        ("c_3", "declined"),
+    ]
+    assert await store.challenges.open(10) == []
+    assert await store.challenges.of("bea") == ([], [])
+    # Bea heard of both (after the news of c_1), and the deletion says what it announced.
+    news = await store.challenges.inbox("bea", 1, 10)
+    heard = sorted((json.loads(body)["id"], json.loads(body)["status"]) for _, body in news)
+    assert heard == [("c_1", "cancelled"), ("c_3", "declined")]
+    assert [n for n, _ in news] == [2, 3]
+    assert ("@bea", 3) in told
+    with pytest.raises(PlayerGone):
+        await made(store, challenge(4))
+    assert await store.challenges.challenge("c_4") is None

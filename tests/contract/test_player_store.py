@@ -22,6 +22,7 @@ from scopa.service.ports import (
     MatchRepository,
     Player,
     PlayerBusy,
+    PlayerGone,
     Players,
     PlayerToken,
     Standings,
@@ -122,9 +123,9 @@ async def test_tokens_up_to_the_cap_and_a_revoked_one_finds_nobody(store: Stores
     with pytest.raises(TooManyTokens):
         await store.players.add_token(token("ada", 2), token_hash("third"), cap=2)
     assert [t.id for t in await store.players.tokens("ada")] == ["t_ada0", "t_ada1"]
-    assert not await store.players.revoke("bea", "t_ada1")
-    assert await store.players.revoke("ada", "t_ada1")
-    assert not await store.players.revoke("ada", "t_ada1")
+    assert await store.players.revoke("bea", "t_ada1") is None
+    assert await store.players.revoke("ada", "t_ada1") == token_hash("second")
+    assert await store.players.revoke("ada", "t_ada1") is None
     assert await store.players.authenticate(token_hash("second"), T0) is None
     assert await store.players.authenticate(token_hash("ada"), T0) is not None
 
@@ -144,6 +145,32 @@ async def test_a_player_is_deleted_only_when_no_match_of_its_is_on(store: Stores
         await registered(store, "ada")
     # Its matches stay, with its result.
     assert (await store.standings.counts("ada")).lost == 1
+
+
+async def test_a_deleted_player_loses_its_seat_tokens_and_is_seated_nowhere(
+    store: Stores,
+) -> None:
+    await registered(store, "ada")
+    seats = [Seat("human", name="ada", player="ada"), Seat("ai", "easy")]
+    state, events = new_match(make_rules(), seats, 1)
+    await create(store.matches, MatchRecord("m1", state, T0), events, {0: token_hash("seat")})
+    over, more = resign(state, 0)
+    await save(store.matches, "m1", state.version, over, more)
+    await store.players.delete("ada", T0)
+    assert await store.matches.get_for_token("m1", token_hash("seat")) == (
+        await store.matches.get("m1"),
+        None,
+    )
+    # A write seating it, decided before the deletion, stores nothing.
+    with pytest.raises(PlayerGone):
+        await seated(store, "m22", "ada", None)
+    assert await store.matches.get("m22") is None
+    lobby, more = new_match(make_rules(), [Seat("open"), Seat("ai", "easy")], 1)
+    await create(store.matches, MatchRecord("m333", lobby, T0), more, {})
+    joined, seating = join(lobby, 0, "ada", None, "ada")
+    with pytest.raises(PlayerGone):
+        await save(store.matches, "m333", lobby.version, joined, seating, {0: token_hash("j")})
+    assert (await store.matches.get("m333")) == MatchRecord("m333", lobby, T0)
 
 
 async def test_a_players_matches_come_newest_first_by_status(store: Stores) -> None:

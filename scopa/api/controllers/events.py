@@ -25,10 +25,17 @@ from scopa.api.controllers.params import (
 )
 from scopa.api.head import is_head
 from scopa.api.openapi import problems
-from scopa.api.parsing import LAST_EVENT_ID_PATTERN, MAX_SEQ, last_event_id, query_integers
+from scopa.api.parsing import (
+    LAST_EVENT_ID_PATTERN,
+    MAX_SEQ,
+    bearer,
+    last_event_id,
+    query_integers,
+)
 from scopa.api.quotas import StreamLimits
 from scopa.contract.events import EventView
 from scopa.service.feed import MAX_WAIT, EventPage
+from scopa.service.ids import is_player_token, token_hash
 
 log = logging.getLogger(__name__)
 
@@ -178,9 +185,15 @@ class EventController(Controller):
         state = caller.record.state
         if state.status == "finished" and start >= state.seq:
             return Response(b"", status_code=204)
+        secret = bearer(request, query=True)
+        opened_by = token_hash(secret) if secret and is_player_token(secret) else None
 
         async def messages() -> AsyncIterator[bytes]:
             batches = service.records.stream(caller, start, stream_seconds, sse_message)
+            if opened_by is not None:
+                # A player token's stream ends with the token (a seat token is the seat's
+                # for good).
+                batches = service.revocations.until_revoked(batches, opened_by)
             async for batch in batches:
                 yield HEARTBEAT if batch is None else b"".join(batch)
 

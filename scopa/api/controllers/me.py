@@ -33,6 +33,7 @@ from scopa.api.parsing import bearer, last_event_id, optional_body, query_intege
 from scopa.api.schemas import NewToken, name_of
 from scopa.contract.challenges import MyChallenges
 from scopa.contract.players import IssuedToken, Me, MyMatches
+from scopa.service.ids import token_hash
 
 AnyRequest = Request[Any, Any, Any]
 PLAYER_TOKEN: list[dict[str, list[str]]] = [{"playerToken": []}]
@@ -72,7 +73,9 @@ class MeController(Controller):
         "/tokens/{token_id:str}",
         operation_id="revokeToken",
         summary="Revoke one of the player's tokens (the one in use too)",
-        description="Every server process refuses the token from the moment this answers.",
+        description="Every server process refuses the token from the moment this answers; "
+        "a stream it opened (challenges, a match's events) ends, in every process, at the "
+        "latest at its next heartbeat (15 s).",
         status_code=204,
         responses=problems(400, 401, 404, 503),
     )
@@ -89,7 +92,9 @@ class MeController(Controller):
         operation_id="deleteMe",
         summary="Delete the player: its tokens stop working, its matches stay",
         description="Its handle is never given out again; its seats show `deleted player`. "
-        "409 player-busy while it holds a seat in a match waiting or being played.",
+        "In one transaction its tokens and seat tokens stop working (401 invalid-token) "
+        "and its pending challenges end: cancelled if made, declined if received. 409 "
+        "player-busy while it holds a seat in a match waiting or being played.",
         status_code=204,
         responses=problems(400, 401, 409, 503),
     )
@@ -139,8 +144,8 @@ class MeController(Controller):
         "the player, or one of its challenges (made or received) is accepted, declined or "
         "withdrawn. Resume with `Last-Event-ID` (an EventSource sends it) or `after`; an "
         "EventSource passes the token as `?token=`. The stream ends after a while for the "
-        "client to reconnect; streams open at once per address are limited (a stream over "
-        "it is only a `retry:` line).",
+        "client to reconnect, and when its token is revoked or its player deleted; streams "
+        "open at once per address are limited (a stream over it is only a `retry:` line).",
         media_type="text/event-stream",
         responses=problems(400, 401),
     )
@@ -156,8 +161,9 @@ class MeController(Controller):
         last_id: LastEventId = None,
     ) -> Stream | Response[bytes]:
         query_integers(request, "after")
+        secret = bearer(request, query=True)
         try:
-            player = await service.callers.player(bearer(request, query=True))
+            player = await service.callers.player(secret)
         except outage:
             return Response(COME_BACK, media_type="text/event-stream")
         resume = last_event_id(last_id)
@@ -166,7 +172,10 @@ class MeController(Controller):
             return sse_stream([RETRY])
 
         async def messages() -> AsyncIterator[bytes]:
-            async for news in service.challenging.stream(player, start, stream_seconds):
+            stream = service.challenging.stream(player, start, stream_seconds)
+            # The stream ends with the token that opened it.
+            opened_by = token_hash(secret or "")
+            async for news in service.revocations.until_revoked(stream, opened_by):
                 if news is None:
                     yield HEARTBEAT
                     continue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -189,7 +189,9 @@ class EventController(Controller):
         opened_by = token_hash(secret) if secret and is_player_token(secret) else None
 
         async def messages() -> AsyncIterator[bytes]:
-            batches = service.records.stream(caller, start, stream_seconds, sse_message)
+            batches: AsyncIterator[Sequence[bytes] | None] = service.records.stream(
+                caller, start, stream_seconds, sse_message
+            )
             if opened_by is not None:
                 # A player token's stream ends with the token (a seat token is the seat's
                 # for good).

@@ -246,14 +246,16 @@ ABOUT: dict[Kind, tuple[str, str]] = {
 }
 _BY_NAME = {kind.slug: (kind, about) for kind, about in ABOUT.items()}
 
+# The page's one inline style, let in by its hash (api/security_headers.py).
+PAGE_STYLE = """body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto;
+padding: 0 1rem; line-height: 1.5 }"""
 PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<style>body {{ font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto;
-padding: 0 1rem; line-height: 1.5 }}</style>
+<style>{style}</style>
 </head>
 <body>
 <h1>{title}</h1>
@@ -276,6 +278,7 @@ def problem_page(name: Annotated[str, PathParameter()]) -> str:
         raise ApiError(NOT_FOUND, "no such problem type")
     kind, (cause, remedy) = found
     return PAGE.format(
+        style=PAGE_STYLE,
         title=escape(kind.title),
         type=escape(kind.type),
         status="any 4xx or 5xx" if kind is HTTP_ERROR else kind.status,

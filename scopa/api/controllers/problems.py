@@ -16,6 +16,7 @@ from scopa.api.errors import (
     CANNOT_ABORT,
     CHALLENGE_NOT_PENDING,
     HANDLE_TAKEN,
+    HEADERS_TOO_LARGE,
     HTTP_ERROR,
     ILLEGAL_MOVE,
     INTERNAL,
@@ -205,6 +206,12 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "The body is longer than the server reads (64 KiB); the largest legitimate body, a "
         "create with explicit decks, is a few kilobytes.",
         "Send a shorter body.",
+    ),
+    HEADERS_TOO_LARGE: (
+        "The request line and headers together are longer than the server reads "
+        "(SCOPA_MAX_HEADER_BYTES, 64 KiB by default); a client of this API sends well under "
+        "one. The server answers before reading the rest, and closes the connection.",
+        "Send fewer or shorter headers (a token, not a cookie jar), on a new connection.",
     ),
     UNSUPPORTED_MEDIA_TYPE: (
         "The body is declared as something other than JSON.",

@@ -16,6 +16,7 @@ import uvicorn
 
 from scopa.api import __version__
 from scopa.api.app import openapi_document
+from scopa.api.errors import headers_too_large
 from scopa.api.middleware import RequestIdFilter
 from scopa.infra import collector
 from scopa.infra import logging as json_logging
@@ -112,6 +113,7 @@ def _run(settings: Settings, sock: socket.socket, host: str, wait_seconds: float
     limits = ConnectionLimits(
         header_seconds=settings.header_timeout_seconds,
         body_seconds=settings.body_timeout_seconds,
+        max_header_bytes=settings.max_header_bytes,
         max_connections=settings.max_connections,
         per_address=settings.connections_per_address,
     )
@@ -120,7 +122,7 @@ def _run(settings: Settings, sock: socket.socket, host: str, wait_seconds: float
         host=host,
         port=port,
         loop=LOOP,
-        http=guarded_protocol(limits),
+        http=guarded_protocol(limits, headers_too_large(settings.max_header_bytes)),
         # uvicorn would believe X-Forwarded-For from 127.0.0.1 and rewrite the peer: the
         # app reads it only from SCOPA_TRUSTED_PROXIES (api/clients.py).
         proxy_headers=False,

@@ -107,6 +107,7 @@ UNKNOWN_LEVEL = Kind("unknown-level", 400, "No AI level of that name")
 INVALID_CURSOR = Kind("invalid-cursor", 400, "The cursor is not valid")
 RATE_LIMITED = Kind("rate-limited", 429, "Too many requests from this client; slow down")
 PAYLOAD_TOO_LARGE = Kind("payload-too-large", 413, "The request body is too large")
+HEADERS_TOO_LARGE = Kind("headers-too-large", 431, "The request's headers are too large")
 UNSUPPORTED_MEDIA_TYPE = Kind("unsupported-media-type", 415, "The body must be application/json")
 METHOD_NOT_ALLOWED = Kind("method-not-allowed", 405, "Method not allowed on this route")
 BUSY = Kind("busy", 503, "The match is changing too fast; try again")
@@ -199,6 +200,23 @@ def problem_response(
     legal_moves: tuple[MoveView, ...] | None = None,
     headers: dict[str, str] | None = None,
 ) -> Response[bytes]:
+    return Response(
+        problem_body(kind, detail, invalid_params=invalid_params, legal_moves=legal_moves),
+        status_code=kind.status,
+        media_type=PROBLEM_JSON,
+        headers=headers,
+    )
+
+
+def problem_body(
+    kind: Kind,
+    detail: str,
+    *,
+    invalid_params: Sequence[InvalidParam] = (),
+    legal_moves: tuple[MoveView, ...] | None = None,
+) -> bytes:
+    """The problem+json document, for answers made outside the app too (a 431 of the
+    server's own)."""
     problem = Problem(
         type=kind.type,
         title=kind.title,
@@ -207,11 +225,14 @@ def problem_response(
         invalid_params=list(invalid_params) if invalid_params else UNSET,
         legal_moves=UNSET if legal_moves is None else legal_moves,
     )
-    return Response(
-        msgspec.json.encode(problem),
-        status_code=kind.status,
-        media_type=PROBLEM_JSON,
-        headers=headers,
+    return msgspec.json.encode(problem)
+
+
+def headers_too_large(max_bytes: int) -> bytes:
+    """The body of the 431 that the server answers itself, before the app
+    (``infra.http_protocol``), to a request whose line and headers exceed ``max_bytes``."""
+    return problem_body(
+        HEADERS_TOO_LARGE, f"the request line and headers are over {_size(max_bytes)}"
     )
 
 

@@ -1,6 +1,6 @@
 """A request id on every log line and every answer, one access-log line per request,
-Prometheus metrics per route; HEAD served as GET (``api.head``) and the CORS headers
-(``api.cors``) on the way out.
+Prometheus metrics per route; HEAD served as GET (``api.head``), the security headers
+(``api.security_headers``) and the CORS headers (``api.cors``) on the way out.
 
 Both are plain ASGI wrappers rather than Litestar middleware classes: a move costs the
 server about a millisecond of CPU, and each Litestar layer (its middleware base, a
@@ -28,6 +28,7 @@ from prometheus_client import Counter, Gauge, Histogram
 
 from scopa.api.cors import Cors
 from scopa.api.head import HEAD, is_head
+from scopa.api.security_headers import security_headers
 
 REQUEST_ID: ContextVar[str | None] = ContextVar("request_id", default=None)
 # A caller's id is echoed into logs and headers: only a short, plain one is kept.
@@ -66,8 +67,8 @@ async def observe(
 ) -> None:
     """Runs ``app`` for one HTTP request, around everything Litestar does (its router's
     own 404s included): names the request in the logs and the answer, and logs it. A
-    HEAD is served as its GET, without the body (``api.head``); ``cors`` adds its headers
-    to every answer."""
+    HEAD is served as its GET, without the body (``api.head``); every answer gets the
+    security headers, and ``cors`` adds its own."""
     rid = request_id(scope)
     reset = REQUEST_ID.set(rid.decode("ascii"))
     status = 500
@@ -86,6 +87,7 @@ async def observe(
             status = message["status"]
             headers = [h for h in message.get("headers", ()) if h[0].lower() != b"x-request-id"]
             headers.append((b"x-request-id", rid))
+            headers.extend(security_headers(scope["path"]))
             if method == "OPTIONS" or status == 405:
                 headers = _complete_allow(headers, routed)
             if cors is not None:

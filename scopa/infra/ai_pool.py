@@ -10,7 +10,11 @@ nothing).
 A pool whose process died (SIGKILL, the OOM killer) is broken for good
 (``BrokenProcessPool``): it is replaced by a new one, noticed by the decision that meets
 it or by a check twice a second, and the decision is tried once more on the new pool.
-Until the new pool is up, ``missing`` is true and the observer is told.
+Until the new pool is up, ``missing`` is true and the observer is told. Once the pool is
+closing, a broken pool is no longer replaced.
+
+The pool's processes end with the server whatever ends it (``infra.parent_death``): the
+fork server when the server does, each worker when the fork server does.
 
 A seeded match's decision reads no clock: the expert searches a fixed number of sampled
 deals (``SEEDED_SAMPLES``, by the deal's kind), so the same match gets the same moves on
@@ -26,6 +30,7 @@ import heapq
 import itertools
 import logging
 import multiprocessing
+import multiprocessing.forkserver
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -87,7 +92,13 @@ def make_executor(workers: int) -> Executor:
     if workers <= 0:
         return ThreadPoolExecutor(max_workers=1, thread_name_prefix="scopa-ai")
     # forkserver: forking a process that runs an event loop and driver threads is unsafe.
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("forkserver"))
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["__main__", "scopa.infra.fork_server_start"])
+    # Started here, not by the first decision: its parent-death signal is tied to the
+    # thread that starts it, and this is the one running the event loop (a pool replaced
+    # after a fork server died starts a new one from here too).
+    multiprocessing.forkserver.ensure_running()
+    return ProcessPoolExecutor(workers, mp_context=context)
 
 
 class AiObserver(Protocol):
@@ -179,6 +190,7 @@ class PooledAi:
         self.executor = make(workers)
         self._gate = PriorityGate(max(workers, 1))
         self._replacing = asyncio.Lock()
+        self._closing = False
         self.missing = False
         self._checker: asyncio.Task[None] | None = None
         # Awaited as the pool goes missing and comes back (the heartbeat tells the store).
@@ -203,10 +215,15 @@ class PooledAi:
         await asyncio.gather(*calls)
 
     async def close(self) -> None:
+        self._closing = True
         if self._checker is not None:
             self._checker.cancel()
             await asyncio.gather(self._checker, return_exceptions=True)
             self._checker = None
+        # A replacement under way finishes first, so that the pool shut down below is the
+        # last one started.
+        async with self._replacing:
+            pass
         # Waiting for the processes to end releases the pool's semaphores: uvicorn ends
         # the process by re-raising SIGTERM, so no exit handler would unlink them (the
         # "leaked semaphore" warning), and processes not joined outlive the server.
@@ -254,6 +271,9 @@ class PooledAi:
         async with self._replacing:
             if self.executor is not broken:
                 return  # another decision replaced it already
+            if self._closing:
+                # A stopping server (its workers had the same SIGTERM) starts no new pool.
+                raise BrokenProcessPool("the AI pool is closing")
             log.error("the AI pool lost a process; starting a new pool")
             await self._set_missing(True)
             broken.shutdown(wait=False, cancel_futures=True)
@@ -261,9 +281,12 @@ class PooledAi:
                 fresh = self._make(self.workers)
                 try:
                     await self._warm(fresh)
-                except Exception:
-                    log.exception("the new AI pool failed to start; trying again")
+                except BaseException as error:
+                    # Cancelled or failed, a pool half started is not left running.
                     fresh.shutdown(wait=False, cancel_futures=True)
+                    if self._closing or not isinstance(error, Exception):
+                        raise
+                    log.exception("the new AI pool failed to start; trying again")
                     await asyncio.sleep(CHECK_SECONDS)
                     continue
                 break

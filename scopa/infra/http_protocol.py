@@ -14,7 +14,12 @@ Here, per connection:
   a request that misses either is closed;
 - a connection over the server-wide cap, or over the cap of its peer address, is closed
   as soon as it is accepted, before it costs anything but its descriptor: the cap is kept
-  below the process's descriptor limit, so the database and ``/health`` always have some.
+  below the process's descriptor limit, so the database and ``/health`` always have some;
+- a request whose line and headers run over ``max_header_bytes`` is answered 431 and
+  closed. httptools keeps each header's bytes until the header ends, and joins its pieces
+  as they come (an 8 MB header cost the process hundreds of MB and stalled its loop for
+  seconds): so the bytes of a request's headers are counted as they arrive, and the parser
+  is never fed past the bound.
 
 Which limit lives where: these here (uvicorn process), the keep-alive timeout (uvicorn's
 own ``timeout_keep_alive``), the graceful shutdown (uvicorn's
@@ -38,6 +43,9 @@ log = logging.getLogger("scopa.connections")
 
 # Descriptors kept back from the connection cap: the database pool, the listener, logs.
 RESERVED_DESCRIPTORS = 64
+# How long a refused request's further bytes are read and dropped after its 431: closing
+# on unread bytes resets the connection, and the client could lose the answer with it.
+LINGER_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,7 @@ class ConnectionLimits:
     body_seconds: float = 30.0
     max_connections: int = 4096  # server-wide; lowered to fit the descriptor limit
     per_address: int = 256  # 0: no cap per address
+    max_header_bytes: int = 65_536
 
     def server_cap(self) -> int:
         """The server-wide cap, below the process's descriptor limit as it is now."""
@@ -73,11 +82,25 @@ class BoundedLog:
         log.warning("%s%s", message, f" ({missed} more since the last line)" if missed else "")
 
 
-def guarded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
+def too_large_answer(problem: bytes) -> bytes:
+    """The whole 431 answer around ``problem``, a problem+json document."""
+    head = (
+        "HTTP/1.1 431 Request Header Fields Too Large\r\n"
+        "content-type: application/problem+json\r\n"
+        f"content-length: {len(problem)}\r\n"
+        "x-content-type-options: nosniff\r\n"
+        "connection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + problem
+
+
+def guarded_protocol(limits: ConnectionLimits, headers_too_large: bytes) -> type[HttpToolsProtocol]:
     """An ``HttpToolsProtocol`` class enforcing ``limits`` (one class per server: it counts
-    the server's connections per address)."""
+    the server's connections per address); ``headers_too_large`` is the problem+json body
+    of the 431 (the app's wording: this layer knows no problem types)."""
     per_address: Counter[str] = Counter()
     refusals = BoundedLog()
+    refused = too_large_answer(headers_too_large)
 
     class GuardedProtocol(HttpToolsProtocol):
         _deadline: asyncio.TimerHandle | None = None
@@ -86,6 +109,9 @@ def guarded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
         # many requests are all in but not yet answered (pipelined).
         _reading: str = "headers"
         _unanswered: int = 0
+        # Bytes of the request's line and headers read so far.
+        _header_bytes: int = 0
+        _lingering: bool = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -114,6 +140,38 @@ def guarded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
                 self._address = None
             super().connection_lost(exc)
 
+        def data_received(self, data: bytes) -> None:
+            # Outside a body, what arrives is a request's line and headers (after an answered
+            # request, the next one's): fed to the parser no further than the bound. The
+            # piece that ends a body may hold the next request's first bytes uncounted: one
+            # read, at most 256 KiB.
+            if self._lingering:
+                return
+            while data and self._reading != "body" and not self.transport.is_closing():
+                room = limits.max_header_bytes - self._header_bytes
+                if room <= 0:
+                    self._headers_too_large()
+                    return
+                piece, data = data[:room], data[room:]
+                self._header_bytes += len(piece)
+                super().data_received(piece)
+            if data and not self.transport.is_closing():
+                super().data_received(data)
+
+        def _headers_too_large(self) -> None:
+            refusals.warning(
+                "header bytes", f"request refused: headers over {limits.max_header_bytes} bytes"
+            )
+            if self._unanswered:
+                # An answer is under way: a 431 would land inside a pipelined answer.
+                self.transport.close()
+                return
+            self.transport.write(refused)
+            self.transport.write_eof()
+            self._lingering = True
+            self._disarm()
+            self._deadline = self.loop.call_later(LINGER_SECONDS, self.transport.close)
+
         def on_message_begin(self) -> None:
             super().on_message_begin()
             self._reading = "headers"
@@ -121,6 +179,7 @@ def guarded_protocol(limits: ConnectionLimits) -> type[HttpToolsProtocol]:
         def on_headers_complete(self) -> None:
             super().on_headers_complete()
             self._reading = "body"
+            self._header_bytes = 0
             self._arm(limits.body_seconds, "body")
 
         def on_message_complete(self) -> None:

@@ -69,6 +69,9 @@ class Settings:
     # server-wide (below the descriptor limit) and per peer address (0: no cap).
     header_timeout_seconds: int = 10
     body_timeout_seconds: int = 30
+    # A request's line and headers together: more is answered 431 before it is read. Above
+    # what the proxy in front lets through (deploy/nginx.conf: 4 buffers of 8 KiB).
+    max_header_bytes: int = 65_536
     max_connections: int = 4096
     connections_per_address: int = 256
     # How long `scopa migrate` and `scopa serve` wait at start for a Postgres server that
@@ -121,6 +124,9 @@ class Settings:
             ),
             body_timeout_seconds=_int(
                 env, "SCOPA_BODY_TIMEOUT_SECONDS", defaults.body_timeout_seconds, minimum=1
+            ),
+            max_header_bytes=_int(
+                env, "SCOPA_MAX_HEADER_BYTES", defaults.max_header_bytes, minimum=1024
             ),
             max_connections=_int(
                 env, "SCOPA_MAX_CONNECTIONS", defaults.max_connections, minimum=16

@@ -21,6 +21,7 @@ import yaml
 from scopa.api.app import MAX_BODY_BYTES
 from scopa.cli import KEEP_ALIVE_SECONDS
 from scopa.infra.db import CONNECTIONS
+from scopa.infra.settings import Settings
 from scopa.service.feed import HEARTBEAT_SECONDS, MAX_WAIT
 from tests.support.nginx import CONF, local_conf
 
@@ -148,6 +149,13 @@ def test_slow_and_idle_clients_are_dropped(http: Directive) -> None:
     assert 0 < seconds(http.value("keepalive_timeout")) <= 15
     assert seconds(http.value("send_timeout")) <= 60
     assert http.value("client_max_body_size") == f"{MAX_BODY_BYTES // 1024}k"
+
+
+def test_the_proxy_refuses_big_headers_before_the_app_would(http: Directive) -> None:
+    count, size = http.one("large_client_header_buffers").args
+    assert size.endswith("k")
+    # Room for the request line the proxy rewrites and the headers it adds.
+    assert int(count) * int(size[:-1]) * 1024 + 4096 <= Settings().max_header_bytes
 
 
 def test_upstream_connections_are_reused_but_never_one_uvicorn_is_closing(

@@ -58,7 +58,7 @@ class Server:
                 self.process.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:
                 self.kill()
-        self.left_behind = self._wait_for_group(CHILDREN_SECONDS)
+        self.left_behind = self.wait_for_group()
         self._kill_group()
         return self.process.returncode
 
@@ -73,7 +73,9 @@ class Server:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
 
-    def _wait_for_group(self, seconds: float) -> list[int]:
+    def wait_for_group(self, seconds: float = CHILDREN_SECONDS) -> list[int]:
+        """The processes of the server's group still running once ``seconds`` have passed
+        or, sooner, none at all."""
         deadline = time.monotonic() + seconds
         while (alive := running_in_group(self.process.pid)) and time.monotonic() < deadline:
             time.sleep(0.1)

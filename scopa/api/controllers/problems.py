@@ -16,6 +16,7 @@ from scopa.api.errors import (
     CANNOT_ABORT,
     CHALLENGE_NOT_PENDING,
     HANDLE_TAKEN,
+    HEADERS_TOO_LARGE,
     HTTP_ERROR,
     ILLEGAL_MOVE,
     INTERNAL,
@@ -206,6 +207,12 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "create with explicit decks, is a few kilobytes.",
         "Send a shorter body.",
     ),
+    HEADERS_TOO_LARGE: (
+        "The request line and headers together are longer than the server reads "
+        "(SCOPA_MAX_HEADER_BYTES, 64 KiB by default); a client of this API sends well under "
+        "one. The server answers before reading the rest, and closes the connection.",
+        "Send fewer or shorter headers (a token, not a cookie jar), on a new connection.",
+    ),
     UNSUPPORTED_MEDIA_TYPE: (
         "The body is declared as something other than JSON.",
         "Send the body with Content-Type: application/json, or with no Content-Type.",
@@ -246,14 +253,16 @@ ABOUT: dict[Kind, tuple[str, str]] = {
 }
 _BY_NAME = {kind.slug: (kind, about) for kind, about in ABOUT.items()}
 
+# The page's one inline style, let in by its hash (api/security_headers.py).
+PAGE_STYLE = """body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto;
+padding: 0 1rem; line-height: 1.5 }"""
 PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<style>body {{ font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto;
-padding: 0 1rem; line-height: 1.5 }}</style>
+<style>{style}</style>
 </head>
 <body>
 <h1>{title}</h1>
@@ -276,6 +285,7 @@ def problem_page(name: Annotated[str, PathParameter()]) -> str:
         raise ApiError(NOT_FOUND, "no such problem type")
     kind, (cause, remedy) = found
     return PAGE.format(
+        style=PAGE_STYLE,
         title=escape(kind.title),
         type=escape(kind.type),
         status="any 4xx or 5xx" if kind is HTTP_ERROR else kind.status,

@@ -43,7 +43,8 @@ async def service_worker() -> Response[str]:
         f"const VERSION = {json.dumps(__version__)};\nconst SHELL = {json.dumps(shell_files())};\n"
     )
     body = (STATIC / "sw.js").read_text(encoding="utf-8")
-    return Response(head + body, media_type="text/javascript; charset=utf-8")
+    # Litestar adds the charset to a text/ type itself.
+    return Response(head + body, media_type="text/javascript")
 
 
 def static_files() -> Router:

@@ -45,7 +45,7 @@ export function cardFace(card, { classes = "", onclick, tabindex, pressed, small
     // The name begins with the index the card shows, so speech input can say what it sees.
     "aria-label": `${indexOf(card, deck)}, ${name}`,
     title: name,
-    style: arrive === undefined ? null : `--i: ${arrive.i}; --elapsed: ${arrive.elapsed}ms`,
+    style: arrive === undefined ? null : { "--i": String(arrive.i), "--elapsed": `${arrive.elapsed}ms` },
   };
   if (!onclick) return h("span", { ...props, role: "img" }, body);
   return h("button", { ...props, type: "button", onclick, tabindex, "aria-pressed": pressed ? "true" : "false" }, body);
@@ -99,7 +99,7 @@ function ownHand(scene) {
   return h(
     "div",
     // A Scopone hand of ten overlaps like a fanned hand, each card's index left showing.
-    { class: `hand own${model.hand.length > FAN_FROM ? " fanned" : ""}`, role: "group", "aria-label": t("table.hand.own"), style: `--n: ${model.hand.length}` },
+    { class: `hand own${model.hand.length > FAN_FROM ? " fanned" : ""}`, role: "group", "aria-label": t("table.hand.own"), style: { "--n": String(model.hand.length) } },
     model.hand.map((card, i) =>
       cardFace(card, {
         classes: [card === picker.selected ? "selected" : "", scene.canPlay ? "playable" : "", scene.hint?.card === card ? "hinted" : ""].join(" "),

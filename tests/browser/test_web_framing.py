@@ -22,7 +22,12 @@ def test_another_origin_cannot_frame_the_lobby(browser: Any, server: Server) -> 
     try:
         page = context.new_page()
         refusals: list[str] = []
-        page.on("console", lambda m: "frame-ancestors" in m.text and refusals.append(m.text))
+
+        def refused(message: Any) -> None:
+            if "frame-ancestors" in message.text:
+                refusals.append(message.text)
+
+        page.on("console", refused)
         # about:blank is an origin of its own, as an attacker's page would be.
         page.set_content(f'<iframe id="lobby" src="{server.base_url}/#/lobby"></iframe>')
         deadline = time.monotonic() + LOAD_SECONDS
@@ -41,7 +46,12 @@ def test_the_swagger_ui_renders_under_its_policy(browser: Any, server: Server) -
     try:
         page = context.new_page()
         errors: list[str] = []
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+
+        def error(message: Any) -> None:
+            if message.type == "error":
+                errors.append(message.text)
+
+        page.on("console", error)
         page.on("pageerror", lambda e: errors.append(f"uncaught: {e}"))
         page.goto("/schema/swagger")
         page.wait_for_selector(".swagger-ui .opblock", timeout=LOAD_SECONDS * 1000)

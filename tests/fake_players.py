@@ -71,7 +71,7 @@ class FakePlayers:
 
     async def player(self, handle: str) -> Player | None:
         self.store.check()
-        found = self.keys.get(handle_key(handle))
+        found = handle if handle in self.players else self.keys.get(handle_key(handle))
         return None if found is None or found in self.deleted else self.players[found]
 
     async def authenticate(self, token_hash: str, now: float) -> Player | None:

@@ -397,8 +397,9 @@ class Players(Protocol):
         deleted player's too."""
 
     async def player(self, handle: str) -> Player | None:
-        """The player of the handle as people read it (case and look-alikes aside),
-        unless there is none or it was deleted."""
+        """The player of the handle as people read it (case and look-alikes aside), the
+        one registered with exactly that handle first, unless there is none or it was
+        deleted."""
 
     async def authenticate(self, token_hash: str, now: float) -> Player | None:
         """The live player whose live token has this hash, marking the token used at

@@ -365,9 +365,9 @@ class Challenges(Protocol):
     async def open(self, limit: int) -> list[Challenge]:
         """The open challenges still pending, newest first."""
 
-    async def of(self, handle: str) -> tuple[list[Challenge], list[Challenge]]:
+    async def of(self, handle: str, limit: int, after: tuple[float, str] | None) -> list[Challenge]:
         """The pending challenges to the player (open ones aside) and from it, newest
-        first."""
+        first (by created_at, then id, both descending), after a cursor."""
 
     async def settle(self, settlement: Settlement) -> None:
         """End a pending challenge with no match (declined, withdrawn); ChallengeGone if

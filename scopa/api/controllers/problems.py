@@ -193,7 +193,9 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "Ask for one of easy, medium, hard or expert, or leave level out for hard.",
     ),
     INVALID_CURSOR: (
-        "The lobby's cursor is not one this server gave out.",
+        "The cursor is not one this server gave out: a list's cursor (the lobby, the "
+        "leaderboard, a player's matches or challenges) is the next_cursor of the page "
+        "before, opaque, and only that list's own.",
         "Pass next_cursor of the previous page as it came, or no cursor for the first page.",
     ),
     RATE_LIMITED: (

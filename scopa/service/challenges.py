@@ -151,8 +151,10 @@ class Challenging:
 
     async def _found(self, challenge_id: str) -> Challenge:
         found = await self.challenges.challenge(challenge_id) if len(challenge_id) <= 16 else None
-        if found is None:
-            raise ChallengeNotFound("no such challenge")
+        # Withdrawing is a DELETE: the challenge is gone from then on, as any deleted
+        # resource; its opponent's news told it the challenge was withdrawn.
+        if found is None or found.status == "cancelled":
+            raise ChallengeNotFound("no such challenge, or it was withdrawn")
         return found
 
     async def open(self, limit: int) -> OpenChallenges:

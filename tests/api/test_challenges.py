@@ -145,7 +145,13 @@ async def declined_withdrawn_and_expired(stored: InProcess, clock: Clock) -> Non
     assert foreign.status_code == 409
     withdrawn = await client.delete(f"/v1/challenges/{second['id']}", headers=bearer(ada))
     assert withdrawn.status_code == 204
-    assert (await client.get(f"/v1/challenges/{second['id']}")).json()["status"] == "cancelled"
+    # A DELETE deletes: the withdrawn challenge is gone to every route that names it.
+    gone = f"/v1/challenges/{second['id']}"
+    assert (await client.get(gone)).status_code == 404
+    assert (await client.post(f"{gone}/accept", headers=bearer(bea))).status_code == 404
+    assert (await client.delete(gone, headers=bearer(ada))).status_code == 404
+    told = news((await client.get("/v1/me/challenges/stream", headers=bearer(bea))).text)
+    assert told[-1][1]["status"] == "cancelled"
     third = (await challenge(client, ada, opponent="bea", expires_in=10)).json()
     clock.now += 11
     assert (await client.get(f"/v1/challenges/{third['id']}")).json()["status"] == "expired"

@@ -17,7 +17,12 @@ from scopa.domain.rated import FORMATS, PROVISIONAL, counts, format_of, new_rati
 from scopa.service.challenges import inbox_key, news_of
 from scopa.service.handles import handle_key
 from scopa.service.ids import revoked_key
-from scopa.service.limits import QuotaExceeded
+from scopa.service.limits import (
+    CHALLENGES_MADE,
+    CHALLENGES_PENDING,
+    QuotaExceeded,
+    minute_after,
+)
 from scopa.service.ports import (
     Answer,
     Challenge,
@@ -74,7 +79,7 @@ class FakePlayers:
 
     async def player(self, handle: str) -> Player | None:
         self.store.check()
-        found = self.keys.get(handle_key(handle))
+        found = handle if handle in self.players else self.keys.get(handle_key(handle))
         return None if found is None or found in self.deleted else self.players[found]
 
     async def authenticate(self, token_hash: str, now: float) -> Player | None:
@@ -260,13 +265,14 @@ class FakeChallenges:
                 raise PlayerGone(handle)
         now = self.store.clock()
         mine = [c for c in self.kept.values() if c.challenger == challenge.challenger]
-        if per_minute and sum(c.created_at > now - 60.0 for c in mine) >= per_minute:
-            raise QuotaExceeded("challenges", per_minute)
+        recent = [c.created_at for c in mine if c.created_at > now - 60.0]
+        if per_minute and len(recent) >= per_minute:
+            raise QuotaExceeded(CHALLENGES_MADE, per_minute, minute_after(min(recent), now))
         if (
             pending
             and sum(c.challenger == challenge.challenger for c in self._pending()) >= pending
         ):
-            raise QuotaExceeded("challenges-pending", pending)
+            raise QuotaExceeded(CHALLENGES_PENDING, pending)
         self.kept[challenge.id] = challenge
         self.tell(notices)
 
@@ -279,13 +285,10 @@ class FakeChallenges:
         self.store.check()
         return [c for c in self._pending() if c.opponent is None and c.level is None][:limit]
 
-    async def of(self, handle: str) -> tuple[list[Challenge], list[Challenge]]:
+    async def of(self, handle: str, limit: int, after: tuple[float, str] | None) -> list[Challenge]:
         self.store.check()
-        pending = self._pending()
-        return (
-            [c for c in pending if c.opponent == handle],
-            [c for c in pending if c.challenger == handle],
-        )
+        mine = [c for c in self._pending() if handle in (c.opponent, c.challenger)]
+        return [c for c in mine if after is None or (c.created_at, c.id) < after][:limit]
 
     def check_settle(self, settlement: Settlement) -> None:
         found = self.kept.get(settlement.challenge_id)

@@ -63,9 +63,6 @@ PROBLEM_BASE = "https://scopa.example/problems/"
 PROBLEM_JSON = "application/problem+json"
 # Long enough for a database to fail over or restart, short enough for a bot to wait.
 RETRY_AFTER_UNAVAILABLE = 2
-# A client at an "at once" quota of matches waits for one of them to end: API.md caps
-# the hint at 10 s.
-RETRY_AFTER_QUOTA = 10
 # A worker starting or taking over: a few seconds; a review then may be kept already.
 RETRY_AFTER_AI = 5
 
@@ -184,10 +181,12 @@ def ambiguous(name: str, reason: str) -> ApiError:
 
 
 def rate_limited(limits: Sequence[str], retry_after: float, headers: Mapping[str, str]) -> ApiError:
+    """A 429 naming in words what each limit it is over limits (``limits``: each as
+    "10 matches created from this address a minute")."""
     seconds = max(1, math.ceil(retry_after))
     return ApiError(
         RATE_LIMITED,
-        f"this client is over its {' and '.join(limits)} limit; retry in {seconds} s",
+        f"over the limit of {' and of '.join(limits)}; retry in {seconds} s",
         headers={**headers, "Retry-After": str(seconds)},
     )
 
@@ -282,7 +281,7 @@ class ProblemHandler:
         if isinstance(exc, AiUnavailable):
             return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_AI)})
         if isinstance(exc, QuotaExceeded):
-            return problem_response(kind, detail, headers={"Retry-After": str(RETRY_AFTER_QUOTA)})
+            return problem_response(kind, detail, headers={"Retry-After": str(exc.retry_after)})
         return problem_response(kind, detail)
 
     def _http(self, exc: HTTPException, request: Request[Any, Any, Any]) -> Response[bytes]:

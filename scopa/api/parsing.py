@@ -21,12 +21,14 @@ from scopa.api.errors import (
 from scopa.api.schemas import InvalidParam
 from scopa.api.validation import message_problem, problems
 from scopa.service.errors import InvalidToken
+from scopa.service.play import NO_VERSION
 
 T = TypeVar("T")
 
 # Header formats, enforced here and published as patterns in the API document.
-# W/"17" and "17" both name version 17; the digits are capped so int() stays cheap.
-IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")\s*$'
+# W/"17" and "17" both name version 17; the digits are capped so int() stays cheap. An
+# empty If-Match is a list of no tags (RFC 9110, 13.1.1: ``#entity-tag``), naming no version.
+IF_MATCH_PATTERN = r'^\s*(\*|(W/)?"[0-9]{1,18}")?\s*$'
 # If-None-Match may list several (a cache holding a few versions offers them all), and, as
 # any list header (RFC 9110, 5.6.1), empty elements, which count for nothing.
 _TAG = r'(W/)?"[0-9]{1,18}"'
@@ -212,12 +214,15 @@ def query_integers(request: Request[Any, Any, Any], *names: str) -> None:
 
 
 def expected_version(if_match: str | None) -> int | None:
-    """The version If-Match names; None when absent or ``*`` (any version)."""
+    """The version If-Match names; None when absent or ``*`` (any version), NO_VERSION
+    when empty (no version at all: the change is refused as stale)."""
     if if_match is None:
         return None
     if not _IF_MATCH.fullmatch(if_match):
         raise invalid("If-Match", 'must be "<version>", W/"<version>" or *')
     value = if_match.strip()
+    if not value:
+        return NO_VERSION
     return None if value == "*" else int(value.removeprefix("W/").strip('"'))
 
 

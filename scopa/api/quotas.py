@@ -27,7 +27,6 @@ from scopa.service.limits import OwnerQuotas, Slots
 
 # When a refused long poll may try again (API.md: at most 10 s for "at once" quotas).
 RETRY_SECONDS = 2.0
-STREAMS = "streams"
 
 
 class CreationQuotas:
@@ -86,5 +85,6 @@ class StreamLimits:
         """Held while a long poll waits; a 429 when the address is over its cap."""
         async with self.open(scope, None) as allowed:
             if not allowed:
-                raise rate_limited([STREAMS], RETRY_SECONDS, {})
+                held = f"{self.per_address} streams and long polls open at once from this address"
+                raise rate_limited([held], RETRY_SECONDS, {})
             yield

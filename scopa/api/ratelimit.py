@@ -46,6 +46,16 @@ REGISTRATIONS = "registrations"  # players registered per address per minute
 BAD_TOKENS = "bad-tokens"
 
 Per = Literal["address", "token"]
+# What each limit counts, as its 429 says it.
+_COUNTED = {
+    CREATE: "matches created from this address",
+    JOINS: "seats joined from this address",
+    HINTS: "hints asked with this seat token",
+    HINTS_PER_ADDRESS: "hints asked from this address",
+    REVIEWS: "reviews asked from this address",
+    REGISTRATIONS: "players registered from this address",
+    BAD_TOKENS: "player tokens refused from this address (every request with a player token waits)",
+}
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,12 @@ class RateLimiter:
     @property
     def on(self) -> bool:
         return self.per_window > 0
+
+    @property
+    def words(self) -> str:
+        """The limit as a 429 says it: "10 matches created from this address a minute"."""
+        per = "a minute" if self.window == WINDOW_SECONDS else f"in {self.window} s"
+        return f"{self.per_window} {_COUNTED.get(self.name, self.name)} {per}"
 
     @property
     def policy(self) -> str:
@@ -165,7 +181,7 @@ class RateLimits:
         window, reset = guesses.window_of(self.clients.of(scope))
         allowed, _ = await counts.count([window], take=False)
         if not allowed:
-            raise rate_limited([guesses.name], reset, {})
+            raise rate_limited([guesses.words], reset, {})
 
         async def counting(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 401:
@@ -192,7 +208,7 @@ class RateLimits:
         if not allowed:
             spent = [(limit, s) for limit, s in standings if not s.remaining] or standings
             wait = max(standing.reset for _, standing in spent)
-            raise rate_limited([limit.name for limit, _ in spent], wait, headers(standings))
+            raise rate_limited([limit.words for limit, _ in spent], wait, headers(standings))
         sent = [(k.lower().encode(), v.encode()) for k, v in headers(standings).items()]
 
         async def answer(message: Message) -> None:

@@ -57,6 +57,13 @@ class MyChallenges(msgspec.Struct, frozen=True):
     outgoing: Annotated[
         tuple[ChallengeView, ...], Meta(description="Pending challenges it made, newest first")
     ]
+    next_cursor: Annotated[
+        str | None,
+        Meta(
+            description="Pass as `cursor` for the next page (a page holds `limit` challenges, "
+            "incoming and outgoing together); null on the last"
+        ),
+    ]
 
 
 class OpenChallenges(msgspec.Struct, frozen=True):

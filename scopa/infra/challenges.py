@@ -21,13 +21,16 @@ from scopa.infra.notify import notice
 from scopa.infra.sql_store import SqlDatabase, SqlStore
 from scopa.infra.tables import ChallengeRow, InboxRow
 from scopa.service.challenges import inbox_key, news_of
-from scopa.service.limits import QuotaExceeded
+from scopa.service.limits import (
+    CHALLENGES_MADE,
+    CHALLENGES_PENDING,
+    QuotaExceeded,
+    minute_after,
+)
 from scopa.service.ports import Challenge, ChallengeGone, Settlement
 
 CHALLENGES: Table = ChallengeRow.__table__  # type: ignore[assignment]
 INBOX: Table = InboxRow.__table__  # type: ignore[assignment]
-PER_MINUTE = "challenges"
-PENDING = "challenges-pending"
 
 
 def _challenge_of(row: Any, now: float) -> Challenge:
@@ -124,14 +127,17 @@ class SqlChallenges(SqlStore):
             await hold_live(self.db, conn, filter(None, (challenge.challenger, challenge.opponent)))
             if per_minute:
                 recent = await conn.execute(
-                    select(func.count()).where(mine, CHALLENGES.c.created_at > now - 60.0)
+                    select(func.count(), func.min(CHALLENGES.c.created_at)).where(
+                        mine, CHALLENGES.c.created_at > now - 60.0
+                    )
                 )
-                if recent.scalar_one() >= per_minute:
-                    raise QuotaExceeded(PER_MINUTE, per_minute)
+                made, oldest = recent.one()
+                if made >= per_minute:
+                    raise QuotaExceeded(CHALLENGES_MADE, per_minute, minute_after(oldest, now))
             if pending:
                 held = await conn.execute(select(func.count()).where(mine, _pending(now)))
                 if held.scalar_one() >= pending:
-                    raise QuotaExceeded(PENDING, pending)
+                    raise QuotaExceeded(CHALLENGES_PENDING, pending)
             await conn.execute(
                 CHALLENGES.insert().values(
                     id=challenge.id,
@@ -164,7 +170,7 @@ class SqlChallenges(SqlStore):
         return [_challenge_of(row, now) for row in await self.db.read(query)]
 
     @reaching_database
-    async def of(self, handle: str) -> tuple[list[Challenge], list[Challenge]]:
+    async def of(self, handle: str, limit: int, after: tuple[float, str] | None) -> list[Challenge]:
         now = self.db.clock()
         query = (
             select(CHALLENGES)
@@ -173,12 +179,17 @@ class SqlChallenges(SqlStore):
                 or_(CHALLENGES.c.opponent == handle, CHALLENGES.c.challenger == handle),
             )
             .order_by(CHALLENGES.c.created_at.desc(), CHALLENGES.c.id.desc())
+            .limit(limit)
         )
-        found = [_challenge_of(row, now) for row in await self.db.read(query)]
-        return (
-            [c for c in found if c.opponent == handle],
-            [c for c in found if c.challenger == handle],
-        )
+        if after is not None:
+            created, challenge_id = after
+            query = query.where(
+                or_(
+                    CHALLENGES.c.created_at < created,
+                    and_(CHALLENGES.c.created_at == created, CHALLENGES.c.id < challenge_id),
+                )
+            )
+        return [_challenge_of(row, now) for row in await self.db.read(query)]
 
     @reaching_database
     async def settle(self, settlement: Settlement) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
-from sqlalchemy import Table, and_, delete, exists, func, select, update
+from sqlalchemy import Table, and_, delete, exists, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -75,7 +75,15 @@ class SqlPlayers(SqlStore):
 
     @reaching_database
     async def player(self, handle: str) -> Player | None:
-        query = select(*_PLAYER).where(PLAYERS.c.handle_key == handle_key(handle), LIVE)
+        # The handle itself first: players registered before revision 0011 may read as
+        # one another, and each keeps its own page.
+        query = (
+            select(*_PLAYER)
+            .where(or_(PLAYERS.c.handle == handle, PLAYERS.c.handle_key == handle_key(handle)))
+            .where(LIVE)
+            .order_by(PLAYERS.c.handle != handle)
+            .limit(1)
+        )
         row = await self.db.read_one(query)
         return None if row is None else player_of(row)
 

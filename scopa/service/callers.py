@@ -11,12 +11,10 @@ import msgspec
 
 from scopa.domain.match import MatchState
 from scopa.service.errors import InvalidToken, MatchNotFound
+from scopa.service.handles import DELETED
 from scopa.service.ids import is_match_id, is_player_token, token_hash
 from scopa.service.ports import MatchReads, MatchRecord, MatchRepository, Player, Players
 from scopa.service.recent import RecentMatches
-
-# What the seats of a deleted player show as their name.
-DELETED = "deleted player"
 
 
 @dataclass(frozen=True)

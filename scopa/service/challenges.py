@@ -24,7 +24,7 @@ from scopa.service.errors import (
 )
 from scopa.service.feed import HEARTBEAT_SECONDS, MAX_EVENTS
 from scopa.service.handles import handle_key, is_handle
-from scopa.service.ids import new_challenge_id
+from scopa.service.ids import decode_cursor, encode_cursor, is_challenge_id, new_challenge_id
 from scopa.service.ports import (
     Challenge,
     ChallengeGone,
@@ -157,17 +157,25 @@ class Challenging:
 
     async def _found(self, challenge_id: str) -> Challenge:
         found = await self.challenges.challenge(challenge_id) if len(challenge_id) <= 16 else None
-        if found is None:
-            raise ChallengeNotFound("no such challenge")
+        # Withdrawing is a DELETE: the challenge is gone from then on, as any deleted
+        # resource; its opponent's news told it the challenge was withdrawn.
+        if found is None or found.status == "cancelled":
+            raise ChallengeNotFound("no such challenge, or it was withdrawn")
         return found
 
     async def open(self, limit: int) -> OpenChallenges:
         return OpenChallenges(tuple(map(challenge_view, await self.challenges.open(limit))))
 
-    async def mine(self, player: Player) -> MyChallenges:
-        incoming, outgoing = await self.challenges.of(player.handle)
+    async def mine(self, player: Player, limit: int, cursor: str | None) -> MyChallenges:
+        """The player's pending challenges, newest first, a page of ``limit`` of both
+        kinds together."""
+        after = decode_cursor(cursor, is_challenge_id) if cursor is not None else None
+        found = await self.challenges.of(player.handle, limit + 1, after)
+        page = found[:limit]
         return MyChallenges(
-            tuple(map(challenge_view, incoming)), tuple(map(challenge_view, outgoing))
+            tuple(challenge_view(c) for c in page if c.opponent == player.handle),
+            tuple(challenge_view(c) for c in page if c.challenger == player.handle),
+            encode_cursor(page[-1]) if len(found) > limit else None,
         )
 
     async def accept(self, player: Player, challenge_id: str) -> Accepted:

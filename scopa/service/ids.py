@@ -8,14 +8,16 @@ import hashlib
 import math
 import re
 import secrets
+from collections.abc import Callable
 
 import msgspec
 
 from scopa.service.errors import InvalidCursor
-from scopa.service.ports import MatchRecord
+from scopa.service.ports import Challenge, MatchRecord
 
 _MATCH_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 _HANDLE = re.compile(r"[A-Za-z0-9_-]{3,24}")
+_CHALLENGE_ID = re.compile(r"c_[A-Za-z0-9_-]{12}")
 # Cursors are unpadded url-safe base64 of (created_at, id).
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{1,400}$"
 _CURSOR = re.compile(CURSOR_PATTERN)
@@ -62,6 +64,10 @@ def new_challenge_id() -> str:
     return "c_" + secrets.token_urlsafe(9)
 
 
+def is_challenge_id(text: str) -> bool:
+    return _CHALLENGE_ID.fullmatch(text) is not None
+
+
 def token_hash(token: str) -> str:
     """Tokens are stored only as this hash."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -71,7 +77,8 @@ def new_seed() -> int:
     return secrets.randbits(_SEED_BITS)
 
 
-def encode_cursor(record: MatchRecord) -> str:
+def encode_cursor(record: MatchRecord | Challenge) -> str:
+    """A cursor past a list's item ordered by (created_at, id)."""
     raw = msgspec.json.encode((record.created_at, record.id))
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
@@ -95,7 +102,7 @@ def decode_position(cursor: str) -> tuple[float, str, int]:
     return rating, handle, rank
 
 
-def decode_cursor(cursor: str) -> tuple[float, str]:
+def decode_cursor(cursor: str, is_id: Callable[[str], bool] = is_match_id) -> tuple[float, str]:
     if not _CURSOR.fullmatch(cursor):
         raise InvalidCursor("the cursor is not one this server gave out")
     try:
@@ -104,6 +111,6 @@ def decode_cursor(cursor: str) -> tuple[float, str]:
     except (binascii.Error, ValueError, msgspec.DecodeError) as exc:
         raise InvalidCursor("the cursor is not one this server gave out") from exc
     # It reaches the database: only what a real cursor could hold (no NUL for Postgres).
-    if not (math.isfinite(created_at) and is_match_id(match_id)):
+    if not (math.isfinite(created_at) and is_id(match_id)):
         raise InvalidCursor("the cursor is not one this server gave out")
     return created_at, match_id

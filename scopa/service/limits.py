@@ -8,6 +8,7 @@ HTTP adapter's business (``api.clients``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -44,16 +45,39 @@ class Slots(Protocol):
     async def release(self, lease: str) -> None: ...
 
 
-class QuotaExceeded(ServiceError):
-    """The client already holds as many matches of a kind as its quota allows."""
-
-    def __init__(self, quota: str, cap: int) -> None:
-        super().__init__(f"this client already has {cap} {quota} matches; wait for one to end")
-        self.quota = quota
-
-
 WAITING = "waiting"
 AI_ONLY = "ai-only"
+CHALLENGES_MADE = "challenges"  # by a player in the last minute
+CHALLENGES_PENDING = "challenges-pending"
+# Seconds a client over an "at once" quota is told to wait: until something it holds ends,
+# which no one can foretell.
+RETRY_AFTER = 10
+# What each quota limits, and what ends it, as its refusal says it.
+_REFUSALS = {
+    WAITING: "this client already has {cap} matches waiting for players; wait for one to "
+    "be joined or to expire",
+    AI_ONLY: "this client already has {cap} matches of AI seats only being played; wait for "
+    "one to end",
+    CHALLENGES_MADE: "this player made {cap} challenges in the last minute; wait for the oldest "
+    "to be a minute old",
+    CHALLENGES_PENDING: "this player has {cap} challenges pending; wait for one to be "
+    "answered or to expire, or withdraw one",
+}
+
+
+def minute_after(oldest: float, now: float) -> int:
+    """Whole seconds until ``oldest`` is a minute old and leaves a per-minute count."""
+    return max(1, math.ceil(oldest + 60.0 - now))
+
+
+class QuotaExceeded(ServiceError):
+    """The client already holds, or made in its window, as much of a kind as its quota
+    allows; ``retry_after``: the seconds until it may try again."""
+
+    def __init__(self, quota: str, cap: int, retry_after: int = RETRY_AFTER) -> None:
+        super().__init__(_REFUSALS[quota].format(cap=cap))
+        self.quota = quota
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from scopa.service.ports import Change, MatchObserver, MatchRecord, VersionConfl
 
 # What a change decided on a remembered state may be refused for: only once the match is
 # read afresh does a refusal stand.
+# What an If-Match listing no version expects: no match is ever at it.
+NO_VERSION = -1
 REFUSALS = (MatchNotActive, NotYourTurn, CannotAbort, StaleVersion, MoveRefused)
 
 # What a seat does to the match: the new state and the events it records.
@@ -156,7 +158,5 @@ def _at(
 
 def _check_version(state: MatchState, expected_version: int | None) -> None:
     if expected_version is not None and expected_version != state.version:
-        raise StaleVersion(
-            f"the request expects version {expected_version}; "
-            f"the match is at version {state.version}"
-        )
+        named = "no version" if expected_version == NO_VERSION else f"version {expected_version}"
+        raise StaleVersion(f"the request expects {named}; the match is at version {state.version}")

@@ -18,9 +18,10 @@ from scopa.contract.players import (
     TokenView,
 )
 from scopa.contract.views import rfc3339
+from scopa.domain.errors import InvalidSetup
 from scopa.domain.rated import PROVISIONAL
 from scopa.service.errors import PlayerNotFound, TokenNotFound
-from scopa.service.handles import handle_key, is_handle, reserved
+from scopa.service.handles import KEPT_NAME, handle_key, is_handle, reserved
 from scopa.service.idempotency import Claim, Once, answer_of
 from scopa.service.ids import new_player_token, new_token_id, revoked_key, token_hash
 from scopa.service.ports import (
@@ -52,14 +53,12 @@ class Accounts:
         standings: Standings,
         once: Once,
         clock: Callable[[], float],
-        levels: tuple[str, ...],
         bus: EventBus,
     ) -> None:
         self.players = players
         self.standings = standings
         self.once = once
         self.clock = clock
-        self.levels = levels
         self.bus = bus
 
     async def register(
@@ -73,9 +72,11 @@ class Accounts:
         fingerprint: str,
     ) -> Registered:
         """A new player and its first token; HandleTaken for a handle registered already
-        (as people read it) or kept by the server."""
-        if reserved(handle, self.levels):
+        (as people read it) or kept by the server, InvalidSetup for a name it keeps."""
+        if reserved(handle):
             raise HandleTaken(f"the handle {handle!r} is kept by the server")
+        if name is not None and reserved(name):
+            raise InvalidSetup([("name", KEPT_NAME)])
 
         async def run(request: Claim | None) -> Registered:
             now = self.clock()

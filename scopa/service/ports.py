@@ -373,9 +373,9 @@ class Challenges(Protocol):
     async def open(self, limit: int) -> list[Challenge]:
         """The open challenges still pending, newest first."""
 
-    async def of(self, handle: str) -> tuple[list[Challenge], list[Challenge]]:
+    async def of(self, handle: str, limit: int, after: tuple[float, str] | None) -> list[Challenge]:
         """The pending challenges to the player (open ones aside) and from it, newest
-        first."""
+        first (by created_at, then id, both descending), after a cursor."""
 
     async def settle(self, settlement: Settlement) -> None:
         """End a pending challenge with no match (declined, withdrawn); ChallengeGone if
@@ -405,8 +405,9 @@ class Players(Protocol):
         deleted player's too."""
 
     async def player(self, handle: str) -> Player | None:
-        """The player of the handle as people read it (case and look-alikes aside),
-        unless there is none or it was deleted."""
+        """The player of the handle as people read it (case and look-alikes aside), the
+        one registered with exactly that handle first, unless there is none or it was
+        deleted."""
 
     async def authenticate(self, token_hash: str, now: float) -> Player | None:
         """The live player whose live token has this hash, marking the token used at

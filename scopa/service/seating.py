@@ -20,6 +20,7 @@ from scopa.service.answers import Created, Joined, Rematch, Rematched, SeatToken
 from scopa.service.callers import Caller, Callers
 from scopa.service.changes import Changes
 from scopa.service.errors import InvalidToken, SameOrigin
+from scopa.service.handles import KEPT_NAME, reserved
 from scopa.service.idempotency import Claim, Once, answer_of
 from scopa.service.ids import new_match_id, new_seed, new_token, token_hash
 from scopa.service.limits import OwnerQuotas
@@ -115,6 +116,11 @@ class Seating:
         """The new match, or InvalidSetup naming every impossible field at once."""
         problems: list[tuple[str, str]] = []
         seats = setup.seats
+        problems.extend(
+            (f"seats[{i}].name", KEPT_NAME)
+            for i, s in enumerate(setup.seats)
+            if s.name is not None and reserved(s.name)
+        )
         if player is not None:
             seats, refused = _seat_player(seats, player)
             problems.extend(refused)
@@ -170,6 +176,8 @@ class Seating:
         player = await self.callers.player_of(token)
         if player is not None and name is not None:
             raise InvalidSetup([("name", "a player's seat shows the player's own name")])
+        if name is not None and reserved(name):
+            raise InvalidSetup([("name", KEPT_NAME)])
         claim = None if token is None or player is not None else token_hash(token)
 
         async def run(request: Claim | None) -> Joined:

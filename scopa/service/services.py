@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from scopa.domain.ai import LEVELS
 from scopa.service.ai_work import AiWork, ai_levels
 from scopa.service.callers import Callers
 from scopa.service.challenges import ChallengeLimits, Challenging
@@ -111,7 +110,7 @@ def build_services(
         ),
         records=Records(callers, reads, bus, reviews, observer, monotonic),
         lobby=Listings(reads),
-        accounts=Accounts(players, standings, once, clock, LEVELS, bus),
+        accounts=Accounts(players, standings, once, clock, bus),
         tables=Tables(standings),
         challenging=Challenging(
             challenges,

@@ -146,7 +146,13 @@ async def declined_withdrawn_and_expired(stored: InProcess, clock: Clock) -> Non
     assert foreign.status_code == 409
     withdrawn = await client.delete(f"/v1/challenges/{second['id']}", headers=bearer(ada))
     assert withdrawn.status_code == 204
-    assert (await client.get(f"/v1/challenges/{second['id']}")).json()["status"] == "cancelled"
+    # A DELETE deletes: the withdrawn challenge is gone to every route that names it.
+    gone = f"/v1/challenges/{second['id']}"
+    assert (await client.get(gone)).status_code == 404
+    assert (await client.post(f"{gone}/accept", headers=bearer(bea))).status_code == 404
+    assert (await client.delete(gone, headers=bearer(ada))).status_code == 404
+    told = news((await client.get("/v1/me/challenges/stream", headers=bearer(bea))).text)
+    assert told[-1][1]["status"] == "cancelled"
     third = (await challenge(client, ada, opponent="bea", expires_in=10)).json()
     clock.now += 11
     assert (await client.get(f"/v1/challenges/{third['id']}")).json()["status"] == "expired"
@@ -170,3 +176,37 @@ async def test_an_open_challenge_goes_to_one_of_two_accepting_at_once(stored: In
     assert (await client.get("/v1/challenges")).json()["challenges"] == []
     winner = next(a for a in answers if a.status_code == 200).json()
     assert winner["match"]["seats"][0]["player"] == "ada"
+
+
+async def test_the_players_challenges_come_a_page_at_a_time(stored: InProcess) -> None:
+    client = stored.client
+    bea = await player(client, "bea")
+    made = []
+    for sender in ("ada", "cid", "dot"):
+        token = await player(client, sender)
+        for _ in range(8):
+            answer = await challenge(client, token, opponent="bea")
+            assert answer.status_code == 201, answer.text
+            made.append(answer.json())
+    made.extend([(await challenge(client, bea, opponent="ada")).json() for _ in range(2)])
+    newest_first = sorted(made, key=lambda c: (c["created_at"], c["id"]), reverse=True)
+
+    pages, cursor = [], None
+    while True:
+        query = {"limit": 10, **({"cursor": cursor} if cursor else {})}
+        page = (await client.get("/v1/me/challenges", params=query, headers=bearer(bea))).json()
+        pages.append(page)
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert [len(p["incoming"]) + len(p["outgoing"]) for p in pages] == [10, 10, 6]
+    listed = [c for p in pages for c in (*p["incoming"], *p["outgoing"])]
+    assert sorted(c["id"] for c in listed) == sorted(c["id"] for c in made)
+    assert [c["id"] for p in pages for c in p["incoming"]] == [
+        c["id"] for c in newest_first if c["opponent"] == "bea"
+    ]
+    first = (await client.get("/v1/me/challenges", headers=bearer(bea))).json()
+    assert len(first["incoming"]) + len(first["outgoing"]) == 20
+    for bad in ({"limit": 0}, {"limit": 101}, {"cursor": "bm90IGEgY3Vyc29y"}):
+        answer = await client.get("/v1/me/challenges", params=bad, headers=bearer(bea))
+        assert answer.status_code == 400, bad

@@ -134,6 +134,11 @@ async def test_if_match_as_for_moves(client: Client, how: str) -> None:
     assert malformed.json()["invalid_params"][0]["name"] == "If-Match"
     stale = await end(client, how, match_id, seat[0], **{"If-Match": '"3"'})
     assert (stale.status_code, problem_type(stale)) == (412, "stale-version")
+    # An empty If-Match lists no version: none is the match's (RFC 9110, 13.1.1).
+    for empty in ("", "  "):
+        none = await end(client, how, match_id, seat[0], **{"If-Match": empty})
+        assert (none.status_code, problem_type(none)) == (412, "stale-version"), empty
+        assert "expects no version" in none.json()["detail"]
     assert (await view(client, match_id))["status"] == "active"
     current = await end(client, how, match_id, seat[0], **{"If-Match": 'W/"0"'})
     assert current.status_code == 200

@@ -83,6 +83,9 @@ async def test_creations_per_minute(database_url: str, clock: Clock) -> None:
         wait = refused(answer)
         assert 1 <= wait <= 60
         assert answer.headers["ratelimit"] == f'"create";r=0;t={wait}'
+        assert answer.json()["detail"] == (
+            f"over the limit of 2 matches created from this address a minute; retry in {wait} s"
+        )
         clock.now += wait - 1
         refused(await client.post("/v1/matches", json=FIXED_MATCH))
         clock.now += 1
@@ -141,6 +144,10 @@ async def test_matches_waiting_at_once(database_url: str, clock: Clock) -> None:
         await create(client, WAITING)
         answer = await client.post("/v1/matches", json=WAITING)
         assert refused(answer) <= 10
+        assert answer.json()["detail"] == (
+            "this client already has 2 matches waiting for players; wait for one to be joined "
+            "or to expire"
+        )
         assert (await client.get("/v1/matches")).json()["matches"].__len__() == 2  # no change
         await create(client)  # a match that does not wait is not counted
         await create(other, WAITING)  # another address has its own quota
@@ -335,3 +342,36 @@ async def test_reviews_per_minute(database_url: str, clock: Clock) -> None:
         wait = refused(await client.get(f"/v1/matches/{match_id}/review?seat=1"))
         clock.now += wait
         assert (await client.get(f"/v1/matches/{match_id}/review?seat=1")).status_code == 200
+
+
+@pytest.mark.parametrize(("per_minute", "pending"), [(2, 0), (0, 2)])
+async def test_challenges_a_minute_and_pending_say_which_and_when(
+    database_url: str, clock: Clock, per_minute: int, pending: int
+) -> None:
+    limits = {"challenges_per_minute": per_minute, "challenges_pending": pending}
+    async with serving(database_url, clock, **limits) as app, client_of(app) as client:
+        token = {}
+        for handle in ("ada", "bea"):
+            registered = await client.post("/v1/players", json={"handle": handle})
+            token[handle] = bearer(registered.json()["token"]["token"])
+        for _ in range(2):
+            made = await client.post(
+                "/v1/challenges", json={"opponent": "bea"}, headers=token["ada"]
+            )
+            assert made.status_code == 201, made.text
+        answer = await client.post("/v1/challenges", json={"opponent": "bea"}, headers=token["ada"])
+        wait = refused(answer)
+        if per_minute:
+            # Challenges are stamped by the wall clock: the first leaves the minute about
+            # 60 s on, not in the 10 s of an "at once" quota.
+            assert 50 <= wait <= 60
+            assert answer.json()["detail"] == (
+                "this player made 2 challenges in the last minute; wait for the oldest to be "
+                "a minute old"
+            )
+        else:
+            assert wait <= 10
+            assert answer.json()["detail"] == (
+                "this player has 2 challenges pending; wait for one to be answered or to "
+                "expire, or withdraw one"
+            )

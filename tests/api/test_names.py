@@ -106,6 +106,30 @@ async def test_a_bad_name_is_400_and_changes_nothing(stored: InProcess, name: An
     assert (waiting["version"], waiting["seats"][1]["kind"]) == (0, "open")
 
 
+# What the server shows of its own, and look-alikes of it: no seat may pass for it.
+KEPT = ["deleted player", "Deleted_Player", "Expert AI", "3xpert A1", "Computer (hard)", "open"]
+
+
+@pytest.mark.parametrize("name", KEPT)
+async def test_a_name_the_server_shows_of_its_own_is_422_and_changes_nothing(
+    stored: InProcess, name: str
+) -> None:
+    client = stored.client
+    answer = await client.post(
+        "/v1/matches",
+        json={"seats": [{"kind": "human", "name": "Ada"}, {"kind": "human", "name": name}]},
+    )
+    assert (answer.status_code, problem_type(answer)) == (422, "invalid-setup"), answer.text
+    assert [p["name"] for p in answer.json()["invalid_params"]] == ["seats[1].name"]
+    assert await stored.match_count() == 0
+    match_id = (await create(client, {"seats": [{"kind": "human"}, OPEN]}))["match"]["id"]
+    answer = await join(client, match_id, 1, json={"name": name})
+    assert (answer.status_code, problem_type(answer)) == (422, "invalid-setup"), answer.text
+    assert [p["name"] for p in answer.json()["invalid_params"]] == ["name"]
+    waiting = await view(client, match_id)
+    assert (waiting["version"], waiting["seats"][1]["kind"]) == (0, "open")
+
+
 @pytest.mark.parametrize(
     "seat", [{"kind": "ai", "level": "easy", "name": "Hal"}, {**OPEN, "name": "x"}]
 )

@@ -49,7 +49,7 @@ async def test_a_deleted_player_keeps_no_seat_token_and_no_pending_challenge(
         assert asked.status_code == 401, asked.text
         # Its challenges, made and received, are over, and the other player heard so.
         mine = (await client.get("/v1/me/challenges", headers=bearer(bea))).json()
-        assert mine == {"incoming": [], "outgoing": []}
+        assert mine == {"incoming": [], "outgoing": [], "next_cursor": None}
         assert (await client.get("/v1/challenges")).json() == {"challenges": []}
         stream = await client.get("/v1/me/challenges/stream", headers=bearer(bea))
         heard = sorted(c["status"] for _, c in news(stream.text))

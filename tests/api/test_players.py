@@ -75,7 +75,7 @@ async def test_look_alike_handles_are_one_handle(stored: InProcess) -> None:
     client = stored.client
     await register(client, "a_da")
     await register(client, "lol")
-    for taken in ("A_DA", "a-da", "A-Da", "1ol", "iOl", "l0l", "expert", "Admin", "OPEN"):
+    for taken in ("A_DA", "a-da", "A-Da", "1ol", "iOl", "l0l", "expert", "Admin", "OPEN", "ada"):
         answer = await client.post("/v1/players", json={"handle": taken})
         assert answer.status_code == 409, taken
         assert problem_type(answer) == "handle-taken"
@@ -87,6 +87,30 @@ async def test_look_alike_handles_are_one_handle(stored: InProcess) -> None:
     assert (
         await client.post("/v1/players", json={"handle": "ada", "kind": "cat"})
     ).status_code == 400
+
+
+async def test_digits_read_as_letters_rn_as_m_and_separators_anywhere_are_one_handle(
+    stored: InProcess,
+) -> None:
+    client = stored.client
+    await register(client, "samuel")
+    look_alikes = ("5amuel", "sarnuel", "s4muel", "samuel_", "_samuel", "samu-el", "SAMU3L")
+    kept = ("serv3r", "h4rd", "deleted_player", "root", "Adm1n", "0pen", "3xpert-ai")
+    for taken in (*look_alikes, *kept):
+        answer = await client.post("/v1/players", json={"handle": taken})
+        assert (answer.status_code, problem_type(answer)) == (409, "handle-taken"), taken
+    # A letter of its own is another handle; a digit that reads as none stays a digit.
+    for other in ("samuels", "samuel2", "sam"):
+        await register(client, other)
+
+
+async def test_a_display_name_the_server_shows_of_its_own_is_refused(stored: InProcess) -> None:
+    client = stored.client
+    for kept in ("deleted player", "Expert AI", "Computer (expert)", "the easy computer", "Open"):
+        answer = await client.post("/v1/players", json={"handle": "namer", "name": kept})
+        assert (answer.status_code, problem_type(answer)) == (422, "invalid-setup"), kept
+        assert answer.json()["invalid_params"][0]["name"] == "name"
+    assert (await register(client, "namer", name="Expert Ada"))["player"]["name"] == "Expert Ada"
 
 
 async def test_tokens_are_made_listed_and_revoked_at_once(stored: InProcess) -> None:

@@ -80,11 +80,18 @@ async def test_a_challenge_reads_back_and_lists_for_both_players(store: Stores) 
     await made(store, challenge(1), challenge(2, None, T0 + 1))
     assert await store.challenges.challenge("c_1") == challenge(1)
     assert await store.challenges.challenge("c_9") is None
-    incoming, outgoing = await store.challenges.of("bea")
-    assert ([c.id for c in incoming], outgoing) == (["c_1"], [])
-    incoming, outgoing = await store.challenges.of("ada")
-    assert (incoming, [c.id for c in outgoing]) == ([], ["c_2", "c_1"])
+    assert [c.id for c in await store.challenges.of("bea", 10, None)] == ["c_1"]
+    assert [c.id for c in await store.challenges.of("ada", 10, None)] == ["c_2", "c_1"]
     assert [c.id for c in await store.challenges.open(10)] == ["c_2"]
+
+
+async def test_a_players_challenges_page_newest_first_after_a_cursor(store: Stores) -> None:
+    # Two at one instant: the id orders them, as the cursor (created_at, id) does.
+    await made(store, challenge(1), challenge(2), challenge(3, at=T0 + 1), challenge(4, at=T0 + 2))
+    assert [c.id for c in await store.challenges.of("bea", 2, None)] == ["c_4", "c_3"]
+    assert [c.id for c in await store.challenges.of("bea", 2, (T0 + 1, "c_3"))] == ["c_2", "c_1"]
+    assert [c.id for c in await store.challenges.of("bea", 5, (T0, "c_2"))] == ["c_1"]
+    assert await store.challenges.of("bea", 5, (T0, "c_1")) == []
 
 
 async def test_news_is_numbered_per_player_from_one(store: Stores) -> None:
@@ -96,11 +103,13 @@ async def test_news_is_numbered_per_player_from_one(store: Stores) -> None:
 
 
 async def test_a_challenger_is_held_to_its_challenges_a_minute(store: Stores, clock: Clock) -> None:
-    await made(store, challenge(1), challenge(2), per_minute=2)
-    with pytest.raises(QuotaExceeded):
-        await made(store, challenge(3), per_minute=2)
+    await made(store, challenge(1), challenge(2, at=T0 + 20), per_minute=2)
+    clock.now += 30
+    with pytest.raises(QuotaExceeded) as refused:
+        await made(store, challenge(3, at=clock.now), per_minute=2)
+    assert refused.value.retry_after == 30  # the first leaves the minute 30 s on
     assert await store.challenges.challenge("c_3") is None
-    clock.now += 61
+    clock.now += 31
     await made(store, challenge(3, at=clock.now), per_minute=2)
     with pytest.raises(QuotaExceeded):
         await store.challenges.add(challenge(4, at=clock.now), (), per_minute=0, pending=3)
@@ -123,7 +132,7 @@ async def test_a_settled_or_expired_challenge_is_gone(store: Stores, clock: Cloc
     assert (await kept(store, "c_2")).status == "expired"
     with pytest.raises(ChallengeGone):
         await store.challenges.settle(Settlement("c_2", "cancelled"))
-    assert await store.challenges.of("bea") == ([], [])
+    assert await store.challenges.of("bea", 10, None) == []
 
 
 def dealt() -> MatchState:
@@ -162,7 +171,7 @@ async def test_a_deleted_players_challenges_end_and_it_challenges_no_more(store:
         ("c_3", "declined"),
     ]
     assert await store.challenges.open(10) == []
-    assert await store.challenges.of("bea") == ([], [])
+    assert await store.challenges.of("bea", 10, None) == []
     # Bea heard of both (after the news of c_1), and the deletion says what it announced.
     news = await store.challenges.inbox("bea", 1, 10)
     heard = sorted((json.loads(body)["id"], json.loads(body)["status"]) for _, body in news)

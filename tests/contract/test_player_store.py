@@ -100,7 +100,8 @@ async def test_a_handle_key_is_registered_once(store: Stores) -> None:
         await store.players.register(player("ADA"), "ada", token("ADA"), token_hash("ADA"))
     # The handle as people read it finds the one registered.
     assert await store.players.player("ADA") == await store.players.player("ada")
-    assert (await store.players.player("4DA")) is None
+    assert await store.players.player("4DA") == await store.players.player("ada")
+    assert (await store.players.player("adb")) is None
     assert await store.players.authenticate(token_hash("ADA"), T0) is None
 
 

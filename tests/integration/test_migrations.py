@@ -26,7 +26,7 @@ from scopa.infra.notify import LocalEventBus
 from scopa.infra.stores import sql_stores
 from scopa.service.idempotency import Claim
 from scopa.service.ids import token_hash
-from scopa.service.ports import IdempotencyConflict
+from scopa.service.ports import HandleTaken, IdempotencyConflict
 from scopa.wiring import services_over
 from tests.fakes import FirstMoveAi
 from tests.support.audit import audit
@@ -374,5 +374,64 @@ async def test_ai_turns_pending_before_0005_are_queued_humans_first(empty_url: s
         claimed = [await store.ai_turns.claim_ai_turn(3.0) for _ in range(3)]
         # Seat 1 leads: the mixed match waits on its AI, and comes first though younger.
         assert claimed == [mixed, bots, None]
+    finally:
+        await engine.dispose()
+
+
+async def test_0011_refolds_handle_keys_and_keeps_players_that_now_read_alike(
+    empty_url: str,
+) -> None:
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0010")
+    # As 0010's code stored them: lower case, 0 as o, 1 and i as l, - as _.
+    old = {"s4muel": "s4muel", "samuel": "samuel", "5amuel": "5amuel", "Sarnuel": "sarnuel",
+           "bob_1": "bob_l", "_ada-": "_ada_"}  # fmt: skip
+    engine = make_engine(empty_url)
+    try:
+        async with engine.begin() as conn:
+            for at, (handle, key) in enumerate(old.items()):
+                await conn.execute(
+                    text(
+                        "INSERT INTO players (handle, handle_key, kind, origin, joined_at)"
+                        " VALUES (:handle, :key, 'human', 'o', :at)"
+                    ),
+                    {"handle": handle, "key": key, "at": float(at)},
+                )
+    finally:
+        await engine.dispose()
+
+    await migrate(empty_url)
+
+    engine = make_engine(empty_url)
+    try:
+        async with engine.connect() as conn:
+            rows = await conn.execute(text("SELECT handle, handle_key FROM players"))
+            keys: dict[str, str] = {str(row[0]): str(row[1]) for row in rows}
+        # samuel's key did not change: it holds it, though s4muel registered first; the
+        # others reading as samuel keep their old keys. The rest take the new fold.
+        assert keys == {"s4muel": "s4muel", "samuel": "samuel", "5amuel": "5amuel",
+                        "Sarnuel": "sarnuel", "bob_1": "bobl", "_ada-": "ada"}  # fmt: skip
+        players = sql_stores(engine).players
+        # Each keeps its own page; a handle no one registered finds the key's holder.
+        for handle in old:
+            found = await players.player(handle)
+            assert found is not None
+            assert found.handle == handle
+        found = await players.player("SAMU3L")
+        assert found is not None
+        assert found.handle == "samuel"
+        service = services_over(sql_stores(engine), LocalEventBus(), ai=FirstMoveAi())
+        for taken in ("s4rnuel", "b0b-l", "ADA"):
+            with pytest.raises(HandleTaken):
+                await service.accounts.register(taken, None, "human", None, "c", None, "f")
+        await service.accounts.register("bobby", None, "human", None, "c", None, "f")
+    finally:
+        await engine.dispose()
+
+    await asyncio.to_thread(command.downgrade, alembic_config(empty_url), "0010")
+    engine = make_engine(empty_url)
+    try:
+        async with engine.connect() as conn:
+            rows = await conn.execute(text("SELECT handle, handle_key FROM players"))
+            assert dict(rows.all()) == {**old, "bobby": "bobby"}
     finally:
         await engine.dispose()

@@ -75,7 +75,8 @@ class ChallengeController(Controller):
         "/{challenge_id:str}",
         operation_id="getChallenge",
         summary="A challenge, as it stands",
-        description="Anyone may read it by its id: its status, and once accepted its match.",
+        description="Anyone may read it by its id: its status, and once accepted its match. "
+        "A withdrawn challenge is gone: 404.",
         responses=problems(404, 503),
     )
     async def read(self, service: Service, challenge_id: ChallengeId) -> ChallengeView:
@@ -122,7 +123,8 @@ class ChallengeController(Controller):
         operation_id="cancelChallenge",
         summary="Withdraw a pending challenge the player made",
         description="Only its challenger withdraws it; the player challenged hears of it "
-        "on its challenge stream.",
+        "on its challenge stream. From then on the challenge is gone (404 on every route "
+        "naming it).",
         status_code=204,
         security=PLAYER_TOKEN,
         responses=problems(400, 401, 404, 409, 503),

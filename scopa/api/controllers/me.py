@@ -128,13 +128,18 @@ class MeController(Controller):
     @get(
         "/challenges",
         operation_id="listMyChallenges",
-        summary="The pending challenges to the player and from it",
-        description="Open challenges are listed by listChallenges, not here.",
+        summary="The pending challenges to the player and from it, a page at a time",
+        description="Newest first, `limit` to a page of both lists together; `next_cursor`, "
+        "passed as `cursor`, fetches the next page. Open challenges are listed by "
+        "listChallenges, not here.",
         responses=problems(400, 401, 503),
     )
-    async def challenges(self, request: AnyRequest, service: Service) -> MyChallenges:
+    async def challenges(
+        self, request: AnyRequest, service: Service, limit: PageLimit = 20, cursor: Cursor = None
+    ) -> MyChallenges:
+        query_integers(request, "limit")
         player = await service.callers.player(bearer(request))
-        return await service.challenging.mine(player)
+        return await service.challenging.mine(player, limit, cursor)
 
     @get(
         "/challenges/stream",

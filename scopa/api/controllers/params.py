@@ -40,7 +40,8 @@ IfMatch = Annotated[
     str | None,
     HeaderParameter(
         name="If-Match",
-        description='Change the match only at this version: "17", W/"17" or *',
+        description='Change the match only at this version: "17", W/"17" or *; empty, '
+        "it names no version (412)",
         required=False,
         # Published, not enforced by Litestar: a malformed If-Match is a 400 only after
         # the 404 and 401 checks.
@@ -76,7 +77,8 @@ PageLimit = Annotated[int, QueryParameter(ge=1, le=100, description="Items to a 
 Cursor = Annotated[
     str | None,
     QueryParameter(
-        description="next_cursor of the previous page",
+        description="next_cursor of the previous page, as it came; a cursor this server "
+        "did not give out is a 400 invalid-cursor",
         required=False,
         schema_extra={"pattern": CURSOR_PATTERN},
     ),

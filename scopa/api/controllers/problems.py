@@ -75,7 +75,9 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "The create request is well-formed but no match can be set up that way: 3 seats, a "
         "deck that is not an order of the 40 cards, 6-card hands with 4 players, ace_sweeps "
         "with capture fifteen, a first_dealer that is not a seat, or an AI seat on a server "
-        "without AI. invalid_params names each impossible field.",
+        "without AI. Or a display name (a seat's, or a registering player's) that reads as "
+        "one the server shows of its own: an AI level (Expert AI), deleted player, open. "
+        "invalid_params names each impossible field.",
         "Change the fields invalid_params names; the rules and their combinations are in the "
         "API document's description of the create body.",
     ),
@@ -118,9 +120,10 @@ ABOUT: dict[Kind, tuple[str, str]] = {
     ),
     HANDLE_TAKEN: (
         "The handle is registered already, or one people would read as the same: handles "
-        "are compared without case, with 0 as o, 1, i and l as one letter, and - as _. A "
-        "deleted player's handle stays taken, and a few words (open, admin, the AI levels) "
-        "are kept by the server.",
+        "are compared without case, _ or -, with digits read as the letters they look like "
+        "(0 o, 1 i l, 3 e, 4 a, 5 s, 7 t, 8 b) and rn as m. A deleted player's handle stays "
+        "taken, and the names the server shows of its own (the AI levels, deleted player, "
+        "open, admin, root, server) are kept by it.",
         "Pick another handle.",
     ),
     TOO_MANY_TOKENS: (
@@ -191,7 +194,9 @@ ABOUT: dict[Kind, tuple[str, str]] = {
         "Ask for one of easy, medium, hard or expert, or leave level out for hard.",
     ),
     INVALID_CURSOR: (
-        "The lobby's cursor is not one this server gave out.",
+        "The cursor is not one this server gave out: a list's cursor (the lobby, the "
+        "leaderboard, a player's matches or challenges) is the next_cursor of the page "
+        "before, opaque, and only that list's own.",
         "Pass next_cursor of the previous page as it came, or no cursor for the first page.",
     ),
     RATE_LIMITED: (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -16,6 +16,7 @@ from scopa.contract.rules import rules_view
 from scopa.contract.views import rfc3339
 from scopa.domain.errors import InvalidSetup
 from scopa.domain.match import Seat
+from scopa.service.answers import Created
 from scopa.service.errors import (
     ChallengeNotFound,
     ChallengeNotPending,
@@ -24,6 +25,7 @@ from scopa.service.errors import (
 )
 from scopa.service.feed import HEARTBEAT_SECONDS, MAX_EVENTS
 from scopa.service.handles import handle_key, is_handle
+from scopa.service.idempotency import LOCAL, Claim, answer_of, caller_scope
 from scopa.service.ids import new_challenge_id
 from scopa.service.ports import (
     Challenge,
@@ -35,6 +37,8 @@ from scopa.service.ports import (
     Settlement,
 )
 from scopa.service.seating import Seating, Setup
+
+T = TypeVar("T", bound=msgspec.Struct)
 
 # Seconds a challenge stays open by default, and the bounds a challenger may set.
 EXPIRES_IN = 600
@@ -100,34 +104,45 @@ class Challenging:
         rules: dict[str, Any],
         rated: bool,
         expires_in: int,
+        key: str | None = None,
+        fingerprint: str = "",
     ) -> ChallengeView:
         """A challenge, or InvalidSetup naming what no match could be; one to an AI level
-        is accepted at once. QuotaExceeded past the challenger's limits."""
-        rival = await self._rival(challenger, opponent, level)
-        setup = _setup(challenger, rival, level, rules, rated)
-        state, _ = self.seating.plan(setup, None)
-        now = self.clock()
-        challenge = Challenge(
-            id=new_challenge_id(),
-            challenger=challenger.handle,
-            opponent=None if rival is None else rival.handle,
-            level=level,
-            rules=state.rules,
-            rated=rated,
-            status="pending",
-            created_at=now,
-            expires_at=now + expires_in,
-        )
-        await self.challenges.add(
-            challenge,
-            _news(challenge, challenge.opponent),
-            per_minute=self.limits.per_minute,
-            pending=self.limits.pending,
-        )
-        await self._told(challenge.opponent)
-        if level is not None:
-            return (await self._accept(challenge, challenger, None)).challenge
-        return challenge_view(challenge)
+        is accepted at once. QuotaExceeded past the challenger's limits. Once per the
+        challenger's Idempotency-Key."""
+
+        async def run(request: Claim | None) -> ChallengeView:
+            rival = await self._rival(challenger, opponent, level)
+            setup = _setup(challenger, rival, level, rules, rated)
+            state, _ = self.seating.plan(setup, None)
+            now = self.clock()
+            challenge = Challenge(
+                id=new_challenge_id(),
+                challenger=challenger.handle,
+                opponent=None if rival is None else rival.handle,
+                level=level,
+                rules=state.rules,
+                rated=rated,
+                status="pending",
+                created_at=now,
+                expires_at=now + expires_in,
+            )
+            view = challenge_view(challenge)
+            # One to an AI level answers once accepted: its answer is kept with the match.
+            await self.challenges.add(
+                challenge,
+                _news(challenge, challenge.opponent),
+                per_minute=self.limits.per_minute,
+                pending=self.limits.pending,
+                answer=None if level is not None else answer_of(request, view),
+            )
+            await self._told(challenge.opponent)
+            if level is not None:
+                return await self._accept(challenge, challenger, None, request, _challenge_of)
+            return view
+
+        scope = caller_scope("challenge", LOCAL, player=challenger)
+        return await self.seating.once.run(scope, key, fingerprint, ChallengeView, run)
 
     async def _rival(
         self, challenger: Player, opponent: str | None, level: str | None
@@ -164,13 +179,23 @@ class Challenging:
             tuple(map(challenge_view, incoming)), tuple(map(challenge_view, outgoing))
         )
 
-    async def accept(self, player: Player, challenge_id: str) -> Accepted:
-        challenge = _pending(await self._found(challenge_id))
-        if challenge.level is not None or challenge.opponent not in (None, player.handle):
-            raise NotYourChallenge("the challenge is to another player")
-        if challenge.challenger == player.handle:
-            raise NotYourChallenge("a player cannot accept its own challenge")
-        return await self._accept(challenge, await self._challenger(challenge), player)
+    async def accept(
+        self, player: Player, challenge_id: str, key: str | None = None, fingerprint: str = ""
+    ) -> Accepted:
+        """The challenge accepted by ``player``, once per the player's Idempotency-Key: a
+        retry gets the first answer, not challenge-not-pending."""
+
+        async def run(request: Claim | None) -> Accepted:
+            challenge = _pending(await self._found(challenge_id))
+            if challenge.level is not None or challenge.opponent not in (None, player.handle):
+                raise NotYourChallenge("the challenge is to another player")
+            if challenge.challenger == player.handle:
+                raise NotYourChallenge("a player cannot accept its own challenge")
+            challenger = await self._challenger(challenge)
+            return await self._accept(challenge, challenger, player, request, _same)
+
+        scope = caller_scope(f"accept:{challenge_id}", LOCAL, player=player)
+        return await self.seating.once.run(scope, key, fingerprint, Accepted, run)
 
     async def _challenger(self, challenge: Challenge) -> Player:
         found = await self.players.player(challenge.challenger)
@@ -179,9 +204,15 @@ class Challenging:
         return found
 
     async def _accept(
-        self, challenge: Challenge, challenger: Player, acceptor: Player | None
-    ) -> Accepted:
-        """The match, created with the settlement of the challenge: both or neither."""
+        self,
+        challenge: Challenge,
+        challenger: Player,
+        acceptor: Player | None,
+        request: Claim | None,
+        answer: Callable[[Accepted], T],
+    ) -> T:
+        """The match, created with the settlement of the challenge and the request's
+        ``answer`` of the acceptance: all or nothing."""
         if acceptor is not None and challenge.rated and acceptor.origin == challenger.origin:
             raise SameOrigin("the challenger registered from the acceptor's address")
         setup = _setup(challenger, acceptor, challenge.level, _options(challenge), challenge.rated)
@@ -193,12 +224,15 @@ class Challenging:
             handles = (challenge.challenger, None if acceptor is None else acceptor.handle)
             return Settlement(challenge.id, "accepted", match_id, _news(done, *handles))
 
+        def answered(created: Created) -> T:
+            return answer(Accepted(challenge_view(accepted[-1]), created.match))
+
         try:
-            created = await self.seating.create(setup, None, "", settle=settle)
+            outcome = await self.seating.add(setup, request, answered, settle=settle)
         except ChallengeGone as gone:
             raise ChallengeNotPending("the challenge is no longer pending") from gone
         await self._told(challenge.challenger, None if acceptor is None else acceptor.handle)
-        return Accepted(challenge_view(accepted[-1]), created.match)
+        return outcome
 
     async def decline(self, player: Player, challenge_id: str) -> ChallengeView:
         challenge = _pending(await self._found(challenge_id))
@@ -247,6 +281,14 @@ class Challenging:
                 return
             if not await self.bus.wait(key, after, min(left, HEARTBEAT_SECONDS)):
                 yield None
+
+
+def _same(accepted: Accepted) -> Accepted:
+    return accepted
+
+
+def _challenge_of(accepted: Accepted) -> ChallengeView:
+    return accepted.challenge
 
 
 def _pending(challenge: Challenge) -> Challenge:

@@ -376,3 +376,29 @@ async def test_ai_turns_pending_before_0005_are_queued_humans_first(empty_url: s
         assert claimed == [mixed, bots, None]
     finally:
         await engine.dispose()
+
+
+async def test_answers_kept_for_anyone_are_deleted_and_the_seats_own_are_kept(
+    empty_url: str,
+) -> None:
+    """0011: a create's, a join's or a registration's answer was anyone's with the key;
+    now no request reaches it, so it goes. A move's and a rematch's were their seat's."""
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0010")
+    scopes = ["create", "register", "join:m1:1", "rematch:h1", token_hash("seat")]
+    engine = make_engine(empty_url)
+    try:
+        async with engine.begin() as conn:
+            for scope in scopes:
+                await conn.execute(
+                    text(
+                        "INSERT INTO idempotency (scope, key, fingerprint, body, created_at)"
+                        " VALUES (:scope, 'k', 'fp', :body, :now)"
+                    ),
+                    {"scope": scope, "body": b"sealed", "now": time.time()},
+                )
+        await migrate(empty_url)
+        async with engine.connect() as conn:
+            kept = (await conn.execute(text("SELECT scope FROM idempotency"))).scalars().all()
+    finally:
+        await engine.dispose()
+    assert sorted(kept) == sorted(["rematch:h1", token_hash("seat")])

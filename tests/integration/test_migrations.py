@@ -317,7 +317,8 @@ async def test_the_sealing_migration_leaves_no_plaintext_and_keeps_the_answers(
     finally:
         await engine.dispose()
 
-    await migrate(empty_url)
+    # As far as 0010: 0011 drops the answers of create and join, which reached anyone.
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0010")
 
     engine = make_engine(empty_url)
     try:

@@ -104,7 +104,7 @@ class ChallengeController(Controller):
         "again.",
         status_code=200,
         security=PLAYER_TOKEN,
-        responses=problems(400, 401, 404, 409, 413, 415, 422, 503),
+        responses=problems(400, 401, 404, 409, 413, 415, 503),
     )
     async def accept(
         self,

@@ -58,9 +58,8 @@ SecretIdempotencyKey = Annotated[
         name="Idempotency-Key",
         description="Replays the first successful answer, its secret tokens included, to "
         "the same caller's retry with an equal body (16 to 255 printable ASCII characters, "
-        "no space at either end). The key is its caller's: the player of a player token, "
-        "else the bearer token, else the client address; from anyone else it is a new "
-        "request. Send a random one (a UUID)",
+        "no space at either end); from any other caller it is a new request. Send a "
+        "random one (a UUID)",
         required=False,
         schema_extra={"pattern": SECRET_KEY_PATTERN},
     ),

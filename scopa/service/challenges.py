@@ -25,7 +25,7 @@ from scopa.service.errors import (
 )
 from scopa.service.feed import HEARTBEAT_SECONDS, MAX_EVENTS
 from scopa.service.handles import handle_key, is_handle
-from scopa.service.idempotency import LOCAL, Claim, answer_of, caller_scope
+from scopa.service.idempotency import Claim, answer_of, caller_scope
 from scopa.service.ids import new_challenge_id
 from scopa.service.ports import (
     Challenge,
@@ -138,10 +138,12 @@ class Challenging:
             )
             await self._told(challenge.opponent)
             if level is not None:
-                return await self._accept(challenge, challenger, None, request, _challenge_of)
+                return await self._accept(
+                    challenge, challenger, None, request, lambda accepted: accepted.challenge
+                )
             return view
 
-        scope = caller_scope("challenge", LOCAL, player=challenger)
+        scope = caller_scope("challenge", player=challenger)
         return await self.seating.once.run(scope, key, fingerprint, ChallengeView, run)
 
     async def _rival(
@@ -192,9 +194,11 @@ class Challenging:
             if challenge.challenger == player.handle:
                 raise NotYourChallenge("a player cannot accept its own challenge")
             challenger = await self._challenger(challenge)
-            return await self._accept(challenge, challenger, player, request, _same)
+            return await self._accept(
+                challenge, challenger, player, request, lambda accepted: accepted
+            )
 
-        scope = caller_scope(f"accept:{challenge_id}", LOCAL, player=player)
+        scope = caller_scope(f"accept:{challenge_id}", player=player)
         return await self.seating.once.run(scope, key, fingerprint, Accepted, run)
 
     async def _challenger(self, challenge: Challenge) -> Player:
@@ -281,14 +285,6 @@ class Challenging:
                 return
             if not await self.bus.wait(key, after, min(left, HEARTBEAT_SECONDS)):
                 yield None
-
-
-def _same(accepted: Accepted) -> Accepted:
-    return accepted
-
-
-def _challenge_of(accepted: Accepted) -> ChallengeView:
-    return accepted.challenge
 
 
 def _pending(challenge: Challenge) -> Challenge:

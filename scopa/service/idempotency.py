@@ -66,7 +66,7 @@ LOCAL = "local"
 
 
 def caller_scope(
-    route: str, address: str, *, player: Player | None = None, token: str | None = None
+    route: str, *, player: Player | None = None, token: str | None = None, address: str = LOCAL
 ) -> str:
     """Whose answer a key fetches on ``route``: the player's, for a player token (any of
     its tokens replays it); else the bearer token's (by its hash); else, for an anonymous

@@ -21,7 +21,7 @@ from scopa.contract.views import rfc3339
 from scopa.domain.rated import PROVISIONAL
 from scopa.service.errors import PlayerNotFound, TokenNotFound
 from scopa.service.handles import handle_key, is_handle, reserved
-from scopa.service.idempotency import LOCAL, Claim, Once, answer_of, caller_scope
+from scopa.service.idempotency import Claim, Once, answer_of, caller_scope
 from scopa.service.ids import new_player_token, new_token_id, token_hash
 from scopa.service.ports import (
     Counts,
@@ -85,7 +85,7 @@ class Accounts:
             )
             return answer
 
-        scope = caller_scope("register", client)
+        scope = caller_scope("register", address=client)
         registered = await self.once.run(scope, key, fingerprint, Registered, run)
         # A retry replays the first answer, which names the player and its first token: if
         # the player was deleted since, neither exists, and the handle is never given out
@@ -133,7 +133,7 @@ class Accounts:
             )
             return answer
 
-        scope = caller_scope("token", LOCAL, player=player)
+        scope = caller_scope("token", player=player)
         return await self.once.run(scope, key, fingerprint, IssuedToken, run)
 
     async def revoke(self, player: Player, token_id: str) -> None:

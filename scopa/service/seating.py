@@ -81,10 +81,12 @@ class Seating:
         """A new match, its first human seat ``player``'s if a player creates it;
         QuotaExceeded when it would take its creator over ``quotas``. The key is the
         caller's: ``player``'s, else ``token``'s, else ``address``'s."""
-        scope = caller_scope("create", address, player=player, token=token)
+        scope = caller_scope("create", player=player, token=token, address=address)
 
         async def run(request: Claim | None) -> Created:
-            return await self.add(setup, request, _same, quotas=quotas, player=player)
+            return await self.add(
+                setup, request, lambda created: created, quotas=quotas, player=player
+            )
 
         return await self.once.run(scope, key, fingerprint, Created, run)
 
@@ -193,7 +195,7 @@ class Seating:
                 record, seat, name, claim, request, lambda state, new: Joined(seat, new), player
             )
 
-        scope = caller_scope(f"join:{match_id}:{seat}", address, player=player, token=token)
+        scope = caller_scope(f"join:{match_id}:{seat}", player=player, token=token, address=address)
         return await self.once.run(scope, key, fingerprint, Joined, run)
 
     async def _take_seat(
@@ -303,10 +305,6 @@ class Seating:
         await self.changes.saved(old, offered, None)
         self.changes.changed(match_id, state)
         return outcome
-
-
-def _same(created: Created) -> Created:
-    return created
 
 
 def _seat_player(

@@ -101,11 +101,15 @@ class FakePlayers:
             (t for t, _ in self.issued.values() if t.handle == handle), key=lambda t: t.created_at
         )
 
-    async def add_token(self, token: PlayerToken, token_hash: str, cap: int) -> None:
+    async def add_token(
+        self, token: PlayerToken, token_hash: str, cap: int, answer: Answer | None = None
+    ) -> None:
         self.store.check()
         if len(await self.tokens(token.handle)) >= cap:
             raise TooManyTokens(str(cap))
+        self.store.keys.check_keep(answer)
         self.issued[token.id] = (token, token_hash)
+        self.store.keys.keep(answer)
 
     async def revoke(self, handle: str, token_id: str) -> str | None:
         self.store.check()
@@ -258,6 +262,7 @@ class FakeChallenges:
         *,
         per_minute: int,
         pending: int,
+        answer: Answer | None = None,
     ) -> None:
         self.store.check()
         for handle in (challenge.challenger, challenge.opponent):
@@ -273,7 +278,9 @@ class FakeChallenges:
             and sum(c.challenger == challenge.challenger for c in self._pending()) >= pending
         ):
             raise QuotaExceeded(CHALLENGES_PENDING, pending)
+        self.store.keys.check_keep(answer)
         self.kept[challenge.id] = challenge
+        self.store.keys.keep(answer)
         self.tell(notices)
 
     async def challenge(self, challenge_id: str) -> Challenge | None:

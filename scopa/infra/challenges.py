@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import Table, and_, case, func, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from scopa.infra.answers import keep_answer
 from scopa.infra.codec import decode_rules, encode
 from scopa.infra.db import write_transaction
 from scopa.infra.guard import reaching_database
@@ -27,7 +28,7 @@ from scopa.service.limits import (
     QuotaExceeded,
     minute_after,
 )
-from scopa.service.ports import Challenge, ChallengeGone, Settlement
+from scopa.service.ports import Answer, Challenge, ChallengeGone, Settlement
 
 CHALLENGES: Table = ChallengeRow.__table__  # type: ignore[assignment]
 INBOX: Table = InboxRow.__table__  # type: ignore[assignment]
@@ -118,6 +119,7 @@ class SqlChallenges(SqlStore):
         *,
         per_minute: int,
         pending: int,
+        answer: Answer | None = None,
     ) -> None:
         now = self.db.clock()
         mine = CHALLENGES.c.challenger == challenge.challenger
@@ -151,6 +153,8 @@ class SqlChallenges(SqlStore):
                     expires_at=challenge.expires_at,
                 )
             )
+            if answer is not None:
+                await keep_answer(conn, *answer, now)
             await tell(self.db, conn, notices)
 
     @reaching_database

@@ -111,7 +111,9 @@ class SqlPlayers(SqlStore):
         return [_token_of(row) for row in await self.db.read(query)]
 
     @reaching_database
-    async def add_token(self, token: PlayerToken, token_hash: str, cap: int) -> None:
+    async def add_token(
+        self, token: PlayerToken, token_hash: str, cap: int, answer: Answer | None = None
+    ) -> None:
         async with write_transaction(self.db.engine) as conn:
             if self.db.postgres:
                 # Two new tokens at once must not both take the last place.
@@ -124,6 +126,8 @@ class SqlPlayers(SqlStore):
             if held.scalar_one() >= cap:
                 raise TooManyTokens(f"a player holds at most {cap} live tokens")
             await conn.execute(TOKENS.insert().values(_token_row(token, token_hash)))
+            if answer is not None:
+                await keep_answer(conn, *answer, token.created_at)
 
     @reaching_database
     async def revoke(self, handle: str, token_id: str) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -16,6 +16,7 @@ from scopa.contract.rules import rules_view
 from scopa.contract.views import rfc3339
 from scopa.domain.errors import InvalidSetup
 from scopa.domain.match import Seat
+from scopa.service.answers import Created
 from scopa.service.errors import (
     ChallengeNotFound,
     ChallengeNotPending,
@@ -24,6 +25,7 @@ from scopa.service.errors import (
 )
 from scopa.service.feed import HEARTBEAT_SECONDS, MAX_EVENTS
 from scopa.service.handles import handle_key, is_handle
+from scopa.service.idempotency import Claim, answer_of, caller_scope
 from scopa.service.ids import decode_cursor, encode_cursor, is_challenge_id, new_challenge_id
 from scopa.service.ports import (
     Challenge,
@@ -36,6 +38,8 @@ from scopa.service.ports import (
     Settlement,
 )
 from scopa.service.seating import Seating, Setup
+
+T = TypeVar("T", bound=msgspec.Struct)
 
 # Seconds a challenge stays open by default, and the bounds a challenger may set.
 EXPIRES_IN = 600
@@ -101,39 +105,52 @@ class Challenging:
         rules: dict[str, Any],
         rated: bool,
         expires_in: int,
+        key: str | None = None,
+        fingerprint: str = "",
     ) -> ChallengeView:
         """A challenge, or InvalidSetup naming what no match could be; one to an AI level
-        is accepted at once. QuotaExceeded past the challenger's limits."""
-        rival = await self._rival(challenger, opponent, level)
-        setup = _setup(challenger, rival, level, rules, rated)
-        state, _ = self.seating.plan(setup, None)
-        now = self.clock()
-        challenge = Challenge(
-            id=new_challenge_id(),
-            challenger=challenger.handle,
-            opponent=None if rival is None else rival.handle,
-            level=level,
-            rules=state.rules,
-            rated=rated,
-            status="pending",
-            created_at=now,
-            expires_at=now + expires_in,
-        )
-        try:
-            await self.challenges.add(
-                challenge,
-                news_of(challenge, challenge.opponent),
-                per_minute=self.limits.per_minute,
-                pending=self.limits.pending,
+        is accepted at once. QuotaExceeded past the challenger's limits. Once per the
+        challenger's Idempotency-Key."""
+
+        async def run(request: Claim | None) -> ChallengeView:
+            rival = await self._rival(challenger, opponent, level)
+            setup = _setup(challenger, rival, level, rules, rated)
+            state, _ = self.seating.plan(setup, None)
+            now = self.clock()
+            challenge = Challenge(
+                id=new_challenge_id(),
+                challenger=challenger.handle,
+                opponent=None if rival is None else rival.handle,
+                level=level,
+                rules=state.rules,
+                rated=rated,
+                status="pending",
+                created_at=now,
+                expires_at=now + expires_in,
             )
-        except PlayerGone as gone:
-            if gone.handle == challenger.handle:
-                raise
-            raise InvalidSetup([("opponent", "no such player")]) from gone
-        await self._told(challenge.opponent)
-        if level is not None:
-            return (await self._accept(challenge, challenger, None)).challenge
-        return challenge_view(challenge)
+            view = challenge_view(challenge)
+            # One to an AI level answers once accepted: its answer is kept with the match.
+            try:
+                await self.challenges.add(
+                    challenge,
+                    news_of(challenge, challenge.opponent),
+                    per_minute=self.limits.per_minute,
+                    pending=self.limits.pending,
+                    answer=None if level is not None else answer_of(request, view),
+                )
+            except PlayerGone as gone:
+                if gone.handle == challenger.handle:
+                    raise
+                raise InvalidSetup([("opponent", "no such player")]) from gone
+            await self._told(challenge.opponent)
+            if level is not None:
+                return await self._accept(
+                    challenge, challenger, None, request, lambda accepted: accepted.challenge
+                )
+            return view
+
+        scope = caller_scope("challenge", player=challenger)
+        return await self.seating.once.run(scope, key, fingerprint, ChallengeView, run)
 
     async def _rival(
         self, challenger: Player, opponent: str | None, level: str | None
@@ -178,13 +195,25 @@ class Challenging:
             encode_cursor(page[-1]) if len(found) > limit else None,
         )
 
-    async def accept(self, player: Player, challenge_id: str) -> Accepted:
-        challenge = _pending(await self._found(challenge_id))
-        if challenge.level is not None or challenge.opponent not in (None, player.handle):
-            raise NotYourChallenge("the challenge is to another player")
-        if challenge.challenger == player.handle:
-            raise NotYourChallenge("a player cannot accept its own challenge")
-        return await self._accept(challenge, await self._challenger(challenge), player)
+    async def accept(
+        self, player: Player, challenge_id: str, key: str | None = None, fingerprint: str = ""
+    ) -> Accepted:
+        """The challenge accepted by ``player``, once per the player's Idempotency-Key: a
+        retry gets the first answer, not challenge-not-pending."""
+
+        async def run(request: Claim | None) -> Accepted:
+            challenge = _pending(await self._found(challenge_id))
+            if challenge.level is not None or challenge.opponent not in (None, player.handle):
+                raise NotYourChallenge("the challenge is to another player")
+            if challenge.challenger == player.handle:
+                raise NotYourChallenge("a player cannot accept its own challenge")
+            challenger = await self._challenger(challenge)
+            return await self._accept(
+                challenge, challenger, player, request, lambda accepted: accepted
+            )
+
+        scope = caller_scope(f"accept:{challenge_id}", player=player)
+        return await self.seating.once.run(scope, key, fingerprint, Accepted, run)
 
     async def _challenger(self, challenge: Challenge) -> Player:
         found = await self.players.player(challenge.challenger)
@@ -193,9 +222,15 @@ class Challenging:
         return found
 
     async def _accept(
-        self, challenge: Challenge, challenger: Player, acceptor: Player | None
-    ) -> Accepted:
-        """The match, created with the settlement of the challenge: both or neither."""
+        self,
+        challenge: Challenge,
+        challenger: Player,
+        acceptor: Player | None,
+        request: Claim | None,
+        answer: Callable[[Accepted], T],
+    ) -> T:
+        """The match, created with the settlement of the challenge and the request's
+        ``answer`` of the acceptance: all or nothing."""
         if acceptor is not None and challenge.rated and acceptor.origin == challenger.origin:
             raise SameOrigin("the challenger registered from the acceptor's address")
         setup = _setup(challenger, acceptor, challenge.level, _options(challenge), challenge.rated)
@@ -207,13 +242,16 @@ class Challenging:
             handles = (challenge.challenger, None if acceptor is None else acceptor.handle)
             return Settlement(challenge.id, "accepted", match_id, news_of(done, *handles))
 
+        def answered(created: Created) -> T:
+            return answer(Accepted(challenge_view(accepted[-1]), created.match))
+
         try:
-            created = await self.seating.create(setup, None, "", settle=settle)
+            outcome = await self.seating.add(setup, request, answered, settle=settle)
         except (ChallengeGone, PlayerGone) as gone:
             # A deleted player's challenges end with it.
             raise ChallengeNotPending("the challenge is no longer pending") from gone
         await self._told(challenge.challenger, None if acceptor is None else acceptor.handle)
-        return Accepted(challenge_view(accepted[-1]), created.match)
+        return outcome
 
     async def decline(self, player: Player, challenge_id: str) -> ChallengeView:
         challenge = _pending(await self._found(challenge_id))

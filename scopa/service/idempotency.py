@@ -11,6 +11,11 @@ key, and the answer sealed (AES-GCM) under a key derived from it, all from one H
 the client's key. Whoever holds only the database learns no answer; whoever sends the key
 and an equal body gets the answer, as the contract says. Every keyed answer goes this
 way, a move's too: one mechanism, for some 20 to 50 microseconds per keyed request.
+
+A key belongs to its caller: the scope names the route and who calls it
+(``caller_scope``), so the same key from anyone else is another row, under secrets
+derived apart, and is simply a fresh request. A key learned (from a log, a shared
+screen) is no way into another's answer and the secrets it holds.
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ from cryptography.hazmat.primitives.hashes import SHA256
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from scopa.service.errors import IdempotencyKeyInFlight, IdempotencyKeyReused
+from scopa.service.ids import token_hash
 from scopa.service.ports import (
     Answer,
     Idempotency,
     IdempotencyConflict,
     IdempotencyKeys,
+    Player,
     StoredAnswer,
 )
 
@@ -52,6 +59,23 @@ RELEASE_RETRIES = 60
 _INFO = b"scopa idempotency v1 scope="
 _PART = 32  # bytes of each derived secret: the row's key, the fingerprint's, the cipher's
 _NONCE = 12  # AES-GCM's
+
+
+# The address of a request made in this process (a test, the command line), not over HTTP.
+LOCAL = "local"
+
+
+def caller_scope(
+    route: str, *, player: Player | None = None, token: str | None = None, address: str = LOCAL
+) -> str:
+    """Whose answer a key fetches on ``route``: the player's, for a player token (any of
+    its tokens replays it); else the bearer token's (by its hash); else, for an anonymous
+    request, the client address's it came from."""
+    if player is not None:
+        return f"{route} player:{player.handle}"
+    if token is not None:
+        return f"{route} token:{token_hash(token)}"
+    return f"{route} addr:{address}"
 
 
 class Claim:

@@ -22,7 +22,7 @@ from scopa.domain.errors import InvalidSetup
 from scopa.domain.rated import PROVISIONAL
 from scopa.service.errors import PlayerNotFound, TokenNotFound
 from scopa.service.handles import KEPT_NAME, handle_key, is_handle, reserved
-from scopa.service.idempotency import Claim, Once, answer_of
+from scopa.service.idempotency import Claim, Once, answer_of, caller_scope
 from scopa.service.ids import new_player_token, new_token_id, revoked_key, token_hash
 from scopa.service.ports import (
     Counts,
@@ -72,7 +72,8 @@ class Accounts:
         fingerprint: str,
     ) -> Registered:
         """A new player and its first token; HandleTaken for a handle registered already
-        (as people read it) or kept by the server, InvalidSetup for a name it keeps."""
+        (as people read it) or kept by the server, InvalidSetup for a name it keeps. The
+        key is ``client``'s, the address it registers from."""
         if reserved(handle):
             raise HandleTaken(f"the handle {handle!r} is kept by the server")
         if name is not None and reserved(name):
@@ -88,7 +89,8 @@ class Accounts:
             )
             return answer
 
-        registered = await self.once.run("register", key, fingerprint, Registered, run)
+        scope = caller_scope("register", address=client)
+        registered = await self.once.run(scope, key, fingerprint, Registered, run)
         # A retry replays the first answer, which names the player and its first token: if
         # the player was deleted since, neither exists, and the handle is never given out
         # again, so the retry meets what a new registration of it would.
@@ -122,10 +124,21 @@ class Accounts:
         tokens = await self.players.tokens(player.handle)
         return Me(await self.view(player), tuple(map(token_view, tokens)))
 
-    async def new_token(self, player: Player, label: str | None) -> IssuedToken:
-        token, secret = self._new_token(player.handle, label or FIRST_LABEL, self.clock())
-        await self.players.add_token(token, token_hash(secret), TOKENS_PER_PLAYER)
-        return issued(token, secret)
+    async def new_token(
+        self, player: Player, label: str | None, key: str | None = None, fingerprint: str = ""
+    ) -> IssuedToken:
+        """A new token of the player's, once per the player's Idempotency-Key."""
+
+        async def run(request: Claim | None) -> IssuedToken:
+            token, secret = self._new_token(player.handle, label or FIRST_LABEL, self.clock())
+            answer = issued(token, secret)
+            await self.players.add_token(
+                token, token_hash(secret), TOKENS_PER_PLAYER, answer_of(request, answer)
+            )
+            return answer
+
+        scope = caller_scope("token", player=player)
+        return await self.once.run(scope, key, fingerprint, IssuedToken, run)
 
     async def revoke(self, player: Player, token_id: str) -> None:
         """Revoke the token: refused from now on, and what it opened ends (other processes

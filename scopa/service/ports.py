@@ -35,10 +35,11 @@ class StoredAnswer(msgspec.Struct, frozen=True):
 
 
 class Idempotency(msgspec.Struct, frozen=True):
-    """An idempotent request in flight, as the store keeps it: ``scope`` is the caller (a
-    token hash, "create", or "join:<match>:<seat>"); ``key`` a hash of the client's
-    Idempotency-Key, which is stored nowhere; ``fingerprint`` a hash, keyed by it, of the
-    request body as canonical JSON, so equal JSON means equal (``service.idempotency``)."""
+    """An idempotent request in flight, as the store keeps it: ``scope`` is the route and
+    its caller (a seat token's hash, or ``idempotency.caller_scope``); ``key`` a hash of
+    the client's Idempotency-Key, which is stored nowhere; ``fingerprint`` a hash, keyed
+    by it, of the request body as canonical JSON, so equal JSON means equal
+    (``service.idempotency``)."""
 
     scope: str
     key: str
@@ -364,9 +365,11 @@ class Challenges(Protocol):
         *,
         per_minute: int,
         pending: int,
+        answer: Answer | None = None,
     ) -> None:
-        """Store a new challenge, and tell the players of ``notices``; QuotaExceeded when
-        its challenger made ``per_minute`` in the last minute or holds ``pending``."""
+        """Store a new challenge and the idempotent request's answer, and tell the
+        players of ``notices``; QuotaExceeded when its challenger made ``per_minute`` in
+        the last minute or holds ``pending``."""
 
     async def challenge(self, challenge_id: str) -> Challenge | None: ...
 
@@ -416,8 +419,11 @@ class Players(Protocol):
     async def tokens(self, handle: str) -> list[PlayerToken]:
         """The player's live tokens, oldest first."""
 
-    async def add_token(self, token: PlayerToken, token_hash: str, cap: int) -> None:
-        """A new token; TooManyTokens when the player holds ``cap`` already."""
+    async def add_token(
+        self, token: PlayerToken, token_hash: str, cap: int, answer: Answer | None = None
+    ) -> None:
+        """A new token, and the idempotent request's answer; TooManyTokens when the player
+        holds ``cap`` already."""
 
     async def revoke(self, handle: str, token_id: str) -> str | None:
         """Revoke the player's token, announcing it (``ids.revoked_key``) on commit; the

@@ -21,7 +21,7 @@ from scopa.service.callers import Caller, Callers
 from scopa.service.changes import Changes
 from scopa.service.errors import InvalidToken, SameOrigin
 from scopa.service.handles import KEPT_NAME, reserved
-from scopa.service.idempotency import Claim, Once, answer_of
+from scopa.service.idempotency import LOCAL, Claim, Once, answer_of, caller_scope
 from scopa.service.ids import new_match_id, new_seed, new_token, token_hash
 from scopa.service.limits import OwnerQuotas
 from scopa.service.ports import (
@@ -76,41 +76,59 @@ class Seating:
         key: str | None,
         fingerprint: str,
         *,
+        address: str = LOCAL,
+        token: str | None = None,
+        quotas: OwnerQuotas | None = None,
+        player: Player | None = None,
+    ) -> Created:
+        """A new match, its first human seat ``player``'s if a player creates it;
+        QuotaExceeded when it would take its creator over ``quotas``. The key is the
+        caller's: ``player``'s, else ``token``'s, else ``address``'s."""
+        scope = caller_scope("create", player=player, token=token, address=address)
+
+        async def run(request: Claim | None) -> Created:
+            return await self.add(
+                setup, request, lambda created: created, quotas=quotas, player=player
+            )
+
+        return await self.once.run(scope, key, fingerprint, Created, run)
+
+    async def add(
+        self,
+        setup: Setup,
+        request: Claim | None,
+        answer: Callable[[Created], T],
+        *,
         quotas: OwnerQuotas | None = None,
         player: Player | None = None,
         settle: Callable[[str], Settlement] | None = None,
-    ) -> Created:
-        """A new match, its first human seat ``player``'s if a player creates it;
-        QuotaExceeded when it would take its creator over ``quotas``. ``settle``: the
-        challenge the match accepts, of the new match's id, stored with it."""
-
-        async def run(request: Claim | None) -> Created:
-            state, events = self.plan(setup, player)
-            match_id = new_match_id()
-            tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
-            now = self.changes.clock()
-            record = MatchRecord(
-                match_id, state, now, self.changes.lifecycle.due_at(state, now, now)
-            )
-            created = Created(
-                match=match_view(match_id, state, None, deadline=record.due_at),
-                tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
-            )
-            hashes = {seat: token_hash(token) for seat, token in tokens.items()}
-            quota = quotas.of(state) if quotas is not None else None
-            async with self.changes.matches.unit_of_work() as uow:
-                uow.add(record, events, hashes, quota=quota)
-                uow.keep_answer(answer_of(request, created))
-                if settle is not None:
-                    uow.settle(settle(match_id))
-                await uow.commit()
-            for seat, hashed in hashes.items():
-                self.changes.recent.remember(record, hashed, seat)
-            self.observer.match_created()
-            self.changes.changed(match_id, state)
-            return created
-
-        return await self.once.run("create", key, fingerprint, Created, run)
+    ) -> T:
+        """Store the new match; ``answer`` of what create answers is the request's answer,
+        stored with it. ``settle``: the challenge the match accepts, of the new match's
+        id, stored with it (and settled before ``answer`` is asked)."""
+        state, events = self.plan(setup, player)
+        match_id = new_match_id()
+        tokens = {i: new_token() for i, s in enumerate(setup.seats) if s.kind == "human"}
+        now = self.changes.clock()
+        record = MatchRecord(match_id, state, now, self.changes.lifecycle.due_at(state, now, now))
+        created = Created(
+            match=match_view(match_id, state, None, deadline=record.due_at),
+            tokens=tuple(SeatToken(seat, token) for seat, token in tokens.items()),
+        )
+        hashes = {seat: token_hash(token) for seat, token in tokens.items()}
+        quota = quotas.of(state) if quotas is not None else None
+        async with self.changes.matches.unit_of_work() as uow:
+            uow.add(record, events, hashes, quota=quota)
+            if settle is not None:
+                uow.settle(settle(match_id))
+            answered = answer(created)
+            uow.keep_answer(answer_of(request, answered))
+            await uow.commit()
+        for seat, hashed in hashes.items():
+            self.changes.recent.remember(record, hashed, seat)
+        self.observer.match_created()
+        self.changes.changed(match_id, state)
+        return answered
 
     def plan(self, setup: Setup, player: Player | None) -> tuple[MatchState, list[StoredEvent]]:
         """The new match, or InvalidSetup naming every impossible field at once."""
@@ -168,10 +186,12 @@ class Seating:
         *,
         name: str | None = None,
         token: str | None = None,
+        address: str = LOCAL,
     ) -> Joined:
         """Take an open seat, or claim a reserved one with ``token``, the seat's token in
         the match before (on an open seat a token is not looked at). A player token seats
-        its player, on an open seat or on a reserved one the player held before."""
+        its player, on an open seat or on a reserved one the player held before. The key
+        is the caller's, as create's is."""
         record = await self.callers.load(match_id)
         player = await self.callers.player_of(token)
         if player is not None and name is not None:
@@ -185,7 +205,8 @@ class Seating:
                 record, seat, name, claim, request, lambda state, new: Joined(seat, new), player
             )
 
-        return await self.once.run(f"join:{match_id}:{seat}", key, fingerprint, Joined, run)
+        scope = caller_scope(f"join:{match_id}:{seat}", player=player, token=token, address=address)
+        return await self.once.run(scope, key, fingerprint, Joined, run)
 
     async def _take_seat(
         self,

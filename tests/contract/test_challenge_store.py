@@ -19,6 +19,8 @@ from scopa.service.ports import (
     Challenge,
     ChallengeGone,
     Challenges,
+    IdempotencyConflict,
+    IdempotencyKeys,
     MatchRecord,
     MatchRepository,
     Player,
@@ -28,7 +30,7 @@ from scopa.service.ports import (
     Settlement,
 )
 from tests.fakes import FakeStore
-from tests.support.stored import T0, Clock, token_hash
+from tests.support.stored import T0, Clock, answer, claim, token_hash
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Stores:
     matches: MatchRepository
     players: Players
     challenges: Challenges
+    answers: IdempotencyKeys
 
 
 @pytest.fixture
@@ -47,11 +50,11 @@ def clock() -> Clock:
 async def store(request: pytest.FixtureRequest, clock: Clock) -> AsyncIterator[Stores]:
     if request.param == "fake":
         fake = FakeStore(clock=clock)
-        stores = Stores(fake, fake.players, fake.challenges)
+        stores = Stores(fake, fake.players, fake.challenges, fake.keys)
     else:
         engine = make_engine(str(request.getfixturevalue(f"{request.param}_url")))
         sql = sql_stores(engine, clock=clock)
-        stores = Stores(sql.matches, sql.players, sql.challenges)
+        stores = Stores(sql.matches, sql.players, sql.challenges, sql.answers)
     for handle in ("ada", "bea"):
         await stores.players.register(
             Player(handle, handle, "bot", T0, handle),
@@ -92,6 +95,21 @@ async def test_a_players_challenges_page_newest_first_after_a_cursor(store: Stor
     assert [c.id for c in await store.challenges.of("bea", 2, (T0 + 1, "c_3"))] == ["c_2", "c_1"]
     assert [c.id for c in await store.challenges.of("bea", 5, (T0, "c_2"))] == ["c_1"]
     assert await store.challenges.of("bea", 5, (T0, "c_1")) == []
+
+
+async def test_a_challenge_keeps_its_answer_or_is_not_made(store: Stores) -> None:
+    mine = claim(scope="challenge player:ada")
+    assert await store.answers.begin_idempotent(mine) is None
+    await store.challenges.add(challenge(1), (), per_minute=0, pending=0, answer=(mine, answer()))
+    assert await store.answers.begin_idempotent(mine) == answer()
+    # A key answered already: the challenge is not made, nor its news told.
+    news = (("bea", b"made c_2"),)
+    with pytest.raises(IdempotencyConflict):
+        await store.challenges.add(
+            challenge(2), news, per_minute=0, pending=0, answer=(mine, answer())
+        )
+    assert await store.challenges.challenge("c_2") is None
+    assert await store.challenges.latest("bea") == 0
 
 
 async def test_news_is_numbered_per_player_from_one(store: Stores) -> None:

@@ -18,6 +18,8 @@ from scopa.infra.stores import sql_stores
 from scopa.service.ports import (
     Counts,
     HandleTaken,
+    IdempotencyConflict,
+    IdempotencyKeys,
     MatchRecord,
     MatchRepository,
     Player,
@@ -29,7 +31,7 @@ from scopa.service.ports import (
     TooManyTokens,
 )
 from tests.fakes import FakeStore
-from tests.support.stored import T0, Clock, token_hash
+from tests.support.stored import T0, Clock, answer, claim, token_hash
 from tests.support.writes import create, save
 
 
@@ -38,6 +40,7 @@ class Stores:
     matches: MatchRepository
     players: Players
     standings: Standings
+    answers: IdempotencyKeys
 
 
 @pytest.fixture
@@ -49,12 +52,12 @@ def clock() -> Clock:
 async def store(request: pytest.FixtureRequest, clock: Clock) -> AsyncIterator[Stores]:
     if request.param == "fake":
         fake = FakeStore(clock=clock)
-        yield Stores(fake, fake.players, fake.standings)
+        yield Stores(fake, fake.players, fake.standings, fake.keys)
         return
     engine = make_engine(str(request.getfixturevalue(f"{request.param}_url")))
     try:
         sql = sql_stores(engine, clock=clock)
-        yield Stores(sql.matches, sql.players, sql.standings)
+        yield Stores(sql.matches, sql.players, sql.standings, sql.answers)
     finally:
         await engine.dispose()
 
@@ -129,6 +132,18 @@ async def test_tokens_up_to_the_cap_and_a_revoked_one_finds_nobody(store: Stores
     assert await store.players.revoke("ada", "t_ada1") is None
     assert await store.players.authenticate(token_hash("second"), T0) is None
     assert await store.players.authenticate(token_hash("ada"), T0) is not None
+
+
+async def test_a_new_token_keeps_its_answer_or_is_not_made(store: Stores) -> None:
+    await registered(store, "ada")
+    mine = claim(scope="token player:ada")
+    assert await store.answers.begin_idempotent(mine) is None
+    await store.players.add_token(token("ada", 1), token_hash("second"), 10, (mine, answer()))
+    assert await store.answers.begin_idempotent(mine) == answer()
+    # A key answered already: the token is not made.
+    with pytest.raises(IdempotencyConflict):
+        await store.players.add_token(token("ada", 2), token_hash("third"), 10, (mine, answer()))
+    assert [t.id for t in await store.players.tokens("ada")] == ["t_ada0", "t_ada1"]
 
 
 async def test_a_player_is_deleted_only_when_no_match_of_its_is_on(store: Stores) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from scopa.domain.match import Seat
-from scopa.service.idempotency import Claim
+from scopa.service.idempotency import Claim, caller_scope
 from scopa.service.ports import Idempotency
 from scopa.service.seating import Setup
 from scopa.service.services import build_services
@@ -256,7 +256,8 @@ async def test_a_key_left_claimed_by_an_outage_is_let_go_once_the_database_is_ba
     store = DownAfterClaim()
     service = fake_service(store)
     setup = Setup(seats=(Seat("human"), Seat("human")))
-    held = ("create", Claim("create", "key", "").stored.key)
+    scope = caller_scope("create")
+    held = (scope, Claim(scope, "key", "").stored.key)
     with pytest.raises(StoreDown):
         await service.seating.create(setup, "key", "fingerprint")
     assert held in store.keys.claims  # the release failed too

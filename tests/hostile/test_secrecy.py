@@ -711,8 +711,9 @@ async def test_a_replayed_key_yields_tokens_only_to_whoever_holds_it(
     database_url: str, reliability_log: ReliabilityRecord
 ) -> None:
     """Another client (another address) replaying the first client's requests, with every
-    near miss of its keys, gets none of its tokens; with the very key and body it gets
-    them, as the contract says: the key is the secret."""
+    near miss of its keys and with the very keys and bodies, gets none of its tokens: a
+    key is its caller's, so from anyone else it is a fresh request. The first client's
+    own retry gets its first answer."""
     reliability_log.check = "secrecy (idempotent replays from another client)"
     seats = [HUMAN, {"kind": "open"}, {"kind": "open"}, {"kind": "open"}]
     body = {"seats": seats, "rules": {"target": 1}, "seed": 12}
@@ -736,11 +737,14 @@ async def test_a_replayed_key_yields_tokens_only_to_whoever_holds_it(
             ("create, the key but its last character", "/v1/matches", body, near, 201),
             ("create, the key's first 16 characters", "/v1/matches", body, create_key[:16], 201),
             ("create, the key in capitals", "/v1/matches", body, create_key.upper(), 201),
+            ("create, the very key and body", "/v1/matches", body, create_key, 201),
+            # The key is this client's own now, first sent with the body above.
             ("create, the key, another body", "/v1/matches", {**body, "seed": 13}, create_key, 422),
             ("create, the join's key", "/v1/matches", body, join_key, 201),
             ("join seat 1 without a key", join.format(seat=1), None, None, 409),
             ("join seat 1, another key", join.format(seat=1), None, str(uuid.uuid4()), 409),
             ("join seat 1, the create's key", join.format(seat=1), None, create_key, 409),
+            ("join seat 1, the very key", join.format(seat=1), None, join_key, 409),
             ("join seat 2, the join's key", join.format(seat=2), None, join_key, 200),
         ]
         wrong = []
@@ -753,12 +757,14 @@ async def test_a_replayed_key_yields_tokens_only_to_whoever_holds_it(
                 wrong.append(f"{name}: {answer.status_code}, not {status}: {answer.text[:200]}")
             if leaked := _shown(answer.text, theirs):
                 wrong.append(f"{name}: the answer holds {', '.join(leaked)}")
-            if status == 201 and answer.json()["match"]["id"] == match_id:
+            if answer.status_code == 201 and answer.json()["match"]["id"] == match_id:
                 wrong.append(f"{name}: the first client's match")
 
-        # The very key and body: the first answer, tokens and all.
-        again = await other.post("/v1/matches", json=body, headers={"Idempotency-Key": create_key})
-        rejoined = await other.post(join.format(seat=1), headers={"Idempotency-Key": join_key})
+        # The first client's own retry: the first answer, tokens and all.
+        again = await api.client.post(
+            "/v1/matches", json=body, headers={"Idempotency-Key": create_key}
+        )
+        rejoined = await api.client.post(join.format(seat=1), headers={"Idempotency-Key": join_key})
     reliability_log.requests += 2
     reliability_log.failures = len(wrong)
     assert not wrong, "\n".join(wrong)

@@ -317,7 +317,8 @@ async def test_the_sealing_migration_leaves_no_plaintext_and_keeps_the_answers(
     finally:
         await engine.dispose()
 
-    await migrate(empty_url)
+    # As far as 0010: 0012 drops the answers of create and join, which reached anyone.
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0010")
 
     engine = make_engine(empty_url)
     try:
@@ -435,3 +436,29 @@ async def test_0011_refolds_handle_keys_and_keeps_players_that_now_read_alike(
             assert dict(rows.all()) == {**old, "bobby": "bobby"}
     finally:
         await engine.dispose()
+
+
+async def test_answers_kept_for_anyone_are_deleted_and_the_seats_own_are_kept(
+    empty_url: str,
+) -> None:
+    """0012: a create's, a join's or a registration's answer was anyone's with the key;
+    now no request reaches it, so it goes. A move's and a rematch's were their seat's."""
+    await asyncio.to_thread(command.upgrade, alembic_config(empty_url), "0011")
+    scopes = ["create", "register", "join:m1:1", "rematch:h1", token_hash("seat")]
+    engine = make_engine(empty_url)
+    try:
+        async with engine.begin() as conn:
+            for scope in scopes:
+                await conn.execute(
+                    text(
+                        "INSERT INTO idempotency (scope, key, fingerprint, body, created_at)"
+                        " VALUES (:scope, 'k', 'fp', :body, :now)"
+                    ),
+                    {"scope": scope, "body": b"sealed", "now": time.time()},
+                )
+        await migrate(empty_url)
+        async with engine.connect() as conn:
+            kept = (await conn.execute(text("SELECT scope FROM idempotency"))).scalars().all()
+    finally:
+        await engine.dispose()
+    assert sorted(kept) == sorted(["rematch:h1", token_hash("seat")])

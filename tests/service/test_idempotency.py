@@ -9,7 +9,7 @@ from cryptography.exceptions import InvalidTag
 
 from scopa.domain.match import Seat
 from scopa.service.errors import IdempotencyKeyReused
-from scopa.service.idempotency import Claim
+from scopa.service.idempotency import Claim, caller_scope
 from scopa.service.ports import StoredAnswer
 from scopa.service.seating import Setup
 from scopa.service.services import Services
@@ -44,7 +44,7 @@ async def test_the_key_and_an_equal_body_get_the_first_answer(
     assert await service.seating.create(SETUP, KEY, "fp") == created
     assert len(store.records) == 1
     (answer,) = stored_answers(store)
-    opened = Claim("create", KEY, "fp").open(answer.body)
+    opened = Claim(caller_scope("create"), KEY, "fp").open(answer.body)
     assert opened == msgspec.json.encode(created)
 
 

@@ -10,9 +10,16 @@ from litestar.params import PathParameter, QueryParameter
 from msgspec import UNSET
 
 from scopa.api.controllers.me import PLAYER_TOKEN
-from scopa.api.controllers.params import Service
+from scopa.api.controllers.params import IdempotencyKey, Service
 from scopa.api.openapi import problems
-from scopa.api.parsing import bearer, decode_body, json_body, optional_body, query_integers
+from scopa.api.parsing import (
+    bearer,
+    decode_body,
+    idempotency_key,
+    json_body,
+    optional_body,
+    query_integers,
+)
 from scopa.api.schemas import ChallengeRequest, NoOptions, rules_of
 from scopa.contract.challenges import Accepted, ChallengeView, OpenChallenges
 
@@ -30,20 +37,23 @@ class ChallengeController(Controller):
         description="A 2-player match offered with the challenger's rules and rated flag, "
         "open to accept until `expires_at`. One to an AI level is accepted at once: its "
         "`match` is the new match. A player's challenges a minute and pending at once are "
-        "limited (429).",
+        "limited (429). A retry with the player's `Idempotency-Key` and an equal body makes "
+        "no second challenge.",
         status_code=201,
         security=PLAYER_TOKEN,
-        responses=problems(400, 401, 413, 415, 422, 429, 503),
+        responses=problems(400, 401, 409, 413, 415, 422, 429, 503),
         response_headers=[
             ResponseHeader(
                 name="Location", description="The challenge's URL", documentation_only=True
             )
         ],
     )
-    async def create(self, request: AnyRequest, service: Service) -> Response[ChallengeView]:
+    async def create(
+        self, request: AnyRequest, service: Service, key: IdempotencyKey = None
+    ) -> Response[ChallengeView]:
         player = await service.callers.player(bearer(request))
         json_body(request)
-        body, _ = decode_body(await request.body(), ChallengeRequest)
+        body, fingerprint = decode_body(await request.body(), ChallengeRequest)
         made = await service.challenging.create(
             player,
             None if body.opponent is UNSET else body.opponent,
@@ -51,6 +61,8 @@ class ChallengeController(Controller):
             rules_of(body.rules),
             body.rated,
             body.expires_in,
+            idempotency_key(key),
+            fingerprint,
         )
         return Response(made, status_code=201, headers={"Location": f"{self.path}/{made.id}"})
 
@@ -89,17 +101,22 @@ class ChallengeController(Controller):
         description="The challenger sits on seat 0, the acceptor on seat 1; each plays "
         "with its player token. 409 challenge-not-pending once it is accepted, declined, "
         "withdrawn or expired; not-your-challenge for a challenge to another player or "
-        "one's own.",
+        "one's own. A retry with the player's `Idempotency-Key` gets the first answer "
+        "again.",
         status_code=200,
         security=PLAYER_TOKEN,
         responses=problems(400, 401, 404, 409, 413, 415, 503),
     )
     async def accept(
-        self, request: AnyRequest, service: Service, challenge_id: ChallengeId
+        self,
+        request: AnyRequest,
+        service: Service,
+        challenge_id: ChallengeId,
+        key: IdempotencyKey = None,
     ) -> Accepted:
         player = await service.callers.player(bearer(request))
-        optional_body(request, await request.body(), NoOptions)
-        return await service.challenging.accept(player, challenge_id)
+        _, digest = optional_body(request, await request.body(), NoOptions)
+        return await service.challenging.accept(player, challenge_id, idempotency_key(key), digest)
 
     @post(
         "/{challenge_id:str}/decline",

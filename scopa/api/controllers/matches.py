@@ -12,6 +12,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from scopa.api.controllers.params import (
     SEAT_TOKEN,
     VIEW_HEADERS,
+    Addresses,
     Creators,
     Cursor,
     MatchId,
@@ -50,11 +51,11 @@ class MatchController(Controller):
         summary="Create a match",
         description="Creates a match of 2 or 4 seats (`human`, `open` or `ai`) with optional "
         "rules, seed, decks and first dealer. The answer holds the spectator view and one "
-        "secret token per `human` seat, shown only here (and to a retry with the same "
-        "`Idempotency-Key` and body); `Location` is the match's URL. The match is dealt at "
-        "once unless a seat is open; AI seats play by themselves. Per client address: "
-        "creations per minute, matches waiting at once and matches of AI seats only being "
-        "played at once are limited (429).",
+        "secret token per `human` seat, shown only here (and to the same caller's retry "
+        "with the same `Idempotency-Key` and body); `Location` is the match's URL. The "
+        "match is dealt at once unless a seat is open; AI seats play by themselves. Per "
+        "client address: creations per minute, matches waiting at once and matches of AI "
+        "seats only being played at once are limited (429).",
         status_code=201,
         responses=problems(400, 401, 413, 415, 422, 429, 503),
         response_headers=[
@@ -68,6 +69,7 @@ class MatchController(Controller):
         request: AnyRequest,
         service: Service,
         creators: Creators,
+        clients: Addresses,
         key: SecretIdempotencyKey = None,
     ) -> Response[Created]:
         token = bearer(request)
@@ -77,7 +79,13 @@ class MatchController(Controller):
         body, fingerprint = decode_body(await request.body(), CreateMatch)
         key = idempotency_key(key, secret=True)
         created = await service.seating.create(
-            setup_of(body), key, fingerprint, quotas=creators.of(request.scope), player=player
+            setup_of(body),
+            key,
+            fingerprint,
+            address=clients.of(request.scope),
+            token=token,
+            quotas=creators.of(request.scope),
+            player=player,
         )
         return Response(
             created, status_code=201, headers={"Location": f"{self.path}/{created.match.id}"}

@@ -23,13 +23,20 @@ from scopa.api.controllers.params import (
     Outage,
     PageLimit,
     QueryToken,
+    SecretIdempotencyKey,
     Service,
     Streams,
     StreamSeconds,
 )
 from scopa.api.head import is_head
 from scopa.api.openapi import problems
-from scopa.api.parsing import bearer, last_event_id, optional_body, query_integers
+from scopa.api.parsing import (
+    bearer,
+    idempotency_key,
+    last_event_id,
+    optional_body,
+    query_integers,
+)
 from scopa.api.schemas import NewToken, name_of
 from scopa.contract.challenges import MyChallenges
 from scopa.contract.players import IssuedToken, Me, MyMatches
@@ -60,14 +67,19 @@ class MeController(Controller):
         operation_id="createToken",
         summary="A new player token; the answer holds its secret, shown only here",
         description="At most 10 live tokens a player (409 too-many-tokens). To rotate a "
-        "token, make a new one, then revoke the old.",
+        "token, make a new one, then revoke the old. A retry with the player's "
+        "`Idempotency-Key` and an equal body gets the same token, not a second one.",
         status_code=201,
-        responses=problems(400, 401, 409, 413, 415, 503),
+        responses=problems(400, 401, 409, 413, 415, 422, 503),
     )
-    async def new_token(self, request: AnyRequest, service: Service) -> IssuedToken:
+    async def new_token(
+        self, request: AnyRequest, service: Service, key: SecretIdempotencyKey = None
+    ) -> IssuedToken:
         player = await service.callers.player(bearer(request))
-        body, _ = optional_body(request, await request.body(), NewToken)
-        return await service.accounts.new_token(player, name_of(body.label))
+        body, digest = optional_body(request, await request.body(), NewToken)
+        return await service.accounts.new_token(
+            player, name_of(body.label), idempotency_key(key, secret=True), digest
+        )
 
     @delete(
         "/tokens/{token_id:str}",

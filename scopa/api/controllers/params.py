@@ -9,6 +9,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.di import NamedDependency
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
+from scopa.api.clients import Clients
 from scopa.api.errors import ApiError
 from scopa.api.parsing import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_PATTERN, SECRET_KEY_PATTERN, bearer
 from scopa.api.quotas import CreationQuotas, StreamLimits
@@ -21,6 +22,8 @@ Service = NamedDependency[Services]
 # The "at once" quotas (api.quotas).
 Creators = NamedDependency[CreationQuotas]
 Streams = NamedDependency[StreamLimits]
+# Who the client is (its address), as limits and an anonymous caller's keys know it.
+Addresses = NamedDependency[Clients]
 # Seconds a stream stays open before the client reconnects with Last-Event-ID.
 StreamSeconds = NamedDependency[float]
 # The errors that mean the database does not answer (the composition root names them).
@@ -30,8 +33,8 @@ IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
         name="Idempotency-Key",
-        description="Replays the first successful answer to a retry with an equal body "
-        "(1 to 255 printable ASCII characters, no space at either end)",
+        description="Replays the first successful answer to the same caller's retry with "
+        "an equal body (1 to 255 printable ASCII characters, no space at either end)",
         required=False,
         schema_extra={"pattern": IDEMPOTENCY_KEY_PATTERN},
     ),
@@ -54,10 +57,10 @@ SecretIdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
         name="Idempotency-Key",
-        description="Replays the first successful answer, seat tokens included, to a retry "
-        "with an equal body (16 to 255 printable ASCII characters, no space at either end): "
-        "a secret, as it fetches "
-        "the tokens again, so send a random one (a UUID)",
+        description="Replays the first successful answer, its secret tokens included, to "
+        "the same caller's retry with an equal body (16 to 255 printable ASCII characters, "
+        "no space at either end); from any other caller it is a new request. Send a "
+        "random one (a UUID)",
         required=False,
         schema_extra={"pattern": SECRET_KEY_PATTERN},
     ),

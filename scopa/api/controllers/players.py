@@ -6,18 +6,15 @@ from typing import Annotated, Any, Literal
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.di import NamedDependency
 from litestar.params import PathParameter, QueryParameter
 
-from scopa.api.clients import Clients
-from scopa.api.controllers.params import SecretIdempotencyKey, Service
+from scopa.api.controllers.params import Addresses, SecretIdempotencyKey, Service
 from scopa.api.openapi import RATE_LIMIT_HEADERS, problems
 from scopa.api.parsing import decode_body, idempotency_key, json_body, query_integers
 from scopa.api.ratelimit import REGISTRATIONS
 from scopa.api.schemas import RegisterPlayer, name_of
 from scopa.contract.players import PlayerView, RatingHistory, Registered
 
-Addresses = NamedDependency[Clients]
 Format = Literal["2p-11", "2p-21", "4p-11", "4p-21"]
 Handle = Annotated[str, PathParameter(description="The player's handle, in any case")]
 
@@ -31,9 +28,9 @@ class PlayerController(Controller):
         summary="Register a player, or a bot; the answer holds its first secret token",
         description="A player keeps one identity across matches: a handle unique as people "
         "read it, a display name, ratings and a history. The answer holds the first player "
-        "token (`scp_...`), shown only here (and to a retry with the same `Idempotency-Key` "
-        "and body); `Location` is the player's URL. Registrations per client address per "
-        "minute are limited (429).",
+        "token (`scp_...`), shown only here (and to a retry from the same client address "
+        "with the same `Idempotency-Key` and body); `Location` is the player's URL. "
+        "Registrations per client address per minute are limited (429).",
         status_code=201,
         responses=problems(400, 409, 413, 415, 422, 429, 503),
         response_headers=[

@@ -8,6 +8,7 @@ from litestar import Controller, Request, post
 
 from scopa.api.controllers.params import (
     SEAT_TOKEN,
+    Addresses,
     MatchId,
     SeatNumber,
     SecretIdempotencyKey,
@@ -47,6 +48,7 @@ class SeatController(Controller):
         service: Service,
         match_id: MatchId,
         seat: SeatNumber,
+        clients: Addresses,
         key: SecretIdempotencyKey = None,
     ) -> Joined:
         await service.callers.load(match_id)
@@ -60,4 +62,5 @@ class SeatController(Controller):
             digest,
             name=name_of(joining.name),
             token=token,
+            address=clients.of(request.scope),
         )

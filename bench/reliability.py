@@ -132,8 +132,74 @@ def render(checks: list[Check], outcome: Outcome, when: datetime, revision: str)
     for check in checks:
         for note in check.notes:
             lines.append(f"- {_cell(check.name)}: {_cell(note)}")
-    lines += ["", *EXPLANATION]
+    lines += ["", *PLAYERS_SURFACE, *EXPLANATION]
     return "\n".join(lines).rstrip() + "\n"
+
+
+PLAYERS_SURFACE = [
+    "## The players' surface, tried as a hostile client",
+    "",
+    "What a careless or hostile player could do before 0.5, and what it meets now. Each",
+    "row is held by tests that failed on the code before and pass now (SQLite and Postgres",
+    "where something is stored; two server processes where the case is about processes).",
+    "",
+    "| case | before | now | held by |",
+    "|---|---|---|---|",
+    "| a rematch seat reserved for a registered player, claimed 7 ways (player token on the"
+    " join or rematch route, the old seat token, rated, a challenge's match, an anonymous"
+    " seat's rematch) | 500: the claim wrote the seat's row a second time | the player is"
+    " seated and the rematch deals, every way | `tests/api/test_rematch_players.py` |",
+    "| a deleted player's old seat tokens | read its matches, asked rematches | 401; a"
+    " rematch asked by another seat leaves its seat open | `tests/api/test_player_deletion.py` |",
+    "| a deletion and a join at once, in two `scopa serve` on one Postgres | both succeeded"
+    " in 20 of 20 rounds | one winner in every round (18 to 19 deletions, 1 to 2 joins):"
+    " the deletion locks the player's row, every write seating it share-locks it |"
+    " `tests/api/test_player_deletion.py` |",
+    "| a deleted player's pending challenges | still listed for others | cancelled (made) or"
+    " declined (received) in the deletion's transaction, news to the other player |"
+    " `tests/contract/test_challenge_store.py` |",
+    "| a stream opened with a token that is then revoked (also through another process) |"
+    " went on for its 300 s | ends at once where revoked, on the announcement elsewhere,"
+    " at the next 15 s heartbeat at the latest | `tests/api/test_player_deletion.py` |",
+    "| SIGTERM to the server's process group while the AI pool decides | 6 processes"
+    " (about 360 MB) left to PID 1 | none: a parent-death signal on the fork server and"
+    " each worker, and no new pool once closing | `tests/hostile/test_pool_orphans.py` |",
+    "| kill -9 of the server process alone | 4 left (fork server, 2 workers, resource"
+    " tracker) | none within 5 s | `tests/hostile/test_pool_orphans.py` |",
+    "| another origin frames the lobby | framed | refused: `frame-ancestors 'none'`, a"
+    " self-only CSP, `nosniff` and `no-referrer` on every answer |"
+    " `tests/browser/test_web_framing.py` |",
+    "| an 8 MB request header | 200 | 431 `headers-too-large` (`SCOPA_MAX_HEADER_BYTES`,"
+    " 64 KiB) | `tests/hostile/test_big_headers.py` |",
+    "| 8 connections with 64 MiB headers | 94 to 410 MB, `/health` stalled up to 5.5 s |"
+    " 101 to 102 MB, `/health` at most 0.05 s, all 431 | measured once by hand |",
+    "| a rated match without a clock, the player to move walks away | `abandoned` after a"
+    " week, unrated | lost on time after `SCOPA_RATED_IDLE_TTL_SECONDS` (300 s), rated"
+    " once with two enforcers at once | `tests/api/test_rated_dodges.py` |",
+    "| a rated match aborted once dealt | 200, unrated | 409 `cannot-abort`, unchanged |"
+    " `tests/api/test_rated_dodges.py` |",
+    "| look-alike handles of `samuel` (`5amuel`, `sarnuel`, `s4muel`, `samuel_`, `_samuel`,"
+    " `samu-el`), server words (`serv3r`, `h4rd`, `root`) | registered | 409"
+    " `handle-taken`; names such as `Expert AI` or `deleted player` are a 422 |"
+    " `tests/hostile/test_players_hostile.py`, `tests/api/test_players.py` |",
+    "| player B replays A's create key and body | A's seat tokens | B's own new match |"
+    " `tests/api/test_keys_of_callers.py` |",
+    "| a player's join key replayed without a token | the player's seat token | 409"
+    " `seat-not-open` | `tests/api/test_keys_of_callers.py` |",
+    "| a registration key replayed from another address | the player token | 409"
+    " `handle-taken` | `tests/api/test_keys_of_callers.py` |",
+    "| a challenge, an accept or a new token retried with its key | 2 challenges, 409, 2"
+    " tokens | one of each, the first answer | `tests/api/test_keys_of_callers.py` |",
+    "| `GET /v1/me/challenges` with 60 pending | all 60, `limit` ignored | pages of `limit`"
+    " with `next_cursor` | `tests/api/test_challenges.py` |",
+    '| the per-minute challenge limit | "10 challenges matches", `Retry-After: 10` | says'
+    " what it counts; `Retry-After` is when the oldest leaves the minute |"
+    " `tests/contract/test_challenge_store.py`, `tests/api/test_limits.py` |",
+    "| schemathesis as a registered player | not run (`cursor=0` a 400 the document did"
+    " not allow) | every check and the stateful phase, anonymous and as a player: 0"
+    " failures | `tests/hostile/test_schemathesis.py` |",
+    "",
+]
 
 
 EXPLANATION = [

@@ -20,7 +20,8 @@ REVIEW = "/v1/matches/{id}/review"
 MY_MATCHES = "/v1/me/matches"
 LEADERBOARD = "/v1/leaderboard"
 OPEN_CHALLENGES = "/v1/challenges"
-MY_CHALLENGES = "/v1/me/challenges/stream"
+MY_CHALLENGES = "/v1/me/challenges"
+MY_CHALLENGE_NEWS = "/v1/me/challenges/stream"
 HISTORY = "/v1/players/{handle}/ratings"
 # Every integer query parameter of every route, as the API document names them.
 INTEGER_PARAMETERS = [
@@ -31,7 +32,8 @@ INTEGER_PARAMETERS = [
     (MY_MATCHES, "limit"),
     (LEADERBOARD, "limit"),
     (OPEN_CHALLENGES, "limit"),
-    (MY_CHALLENGES, "after"),
+    (MY_CHALLENGES, "limit"),
+    (MY_CHALLENGE_NEWS, "after"),
     (HISTORY, "limit"),
 ]
 # What a route needs besides the parameter under test.

@@ -234,7 +234,7 @@ def test_the_cover_the_end_of_a_deal_and_the_end_of_the_match(
 
 
 def test_the_scan_finds_a_control_without_a_name(open_page: Callable[..., WebClient]) -> None:
-    page = open_page().page
+    page = open_page(bypass_csp=True).page
     page.goto("/")
     page.evaluate("document.body.append(document.createElement('button'))")
     assert "button-name" in {v["id"] for v in serious_violations(page)}

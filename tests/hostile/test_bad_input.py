@@ -276,7 +276,14 @@ TABLE: list[Bad] = [
     _move("move: If-Match not a number", _json({"card": "5S"}), headers={"If-Match": '"zero"'}),
     _move("move: If-Match W/ unquoted", _json({"card": "5S"}), headers={"If-Match": "W/0"}),
     _move("move: If-Match a list", _json({"card": "5S"}), headers={"If-Match": '"0", "1"'}),
-    _move("move: If-Match empty", _json({"card": "5S"}), headers={"If-Match": ""}),
+    # An empty list names no version (RFC 9110): the request expects none the match has.
+    _move(
+        "move: If-Match empty",
+        _json({"card": "5S"}),
+        412,
+        "stale-version",
+        headers={"If-Match": ""},
+    ),
     _move(
         "move: If-Match of 19 digits",
         _json({"card": "5S"}),

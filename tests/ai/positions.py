@@ -19,8 +19,9 @@ VARIANTS: dict[str, dict[str, object]] = {
 }
 
 
-def rules_for(variant: str, players: int = 2) -> Rules:
-    return make_rules(players=players, **VARIANTS[variant])  # type: ignore[arg-type]
+def rules_for(variant: str, players: int = 2, **overrides: object) -> Rules:
+    chosen = {**VARIANTS[variant], **overrides}
+    return make_rules(players=players, **chosen)  # type: ignore[arg-type]
 
 
 def fresh_match(rules: Rules, players: int, seed: int) -> MatchState:

@@ -57,8 +57,9 @@ if TYPE_CHECKING:
 
     from tests.support.reliability import ReliabilityRecord
 
-# A hang fails the test, with every thread's stack, instead of holding up the run.
-pytestmark = pytest.mark.timeout(400)
+# A hang fails the test, with every thread's stack, instead of holding up the run. The run
+# is a module fixture: one worker takes the whole file rather than each running it again.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400), pytest.mark.xdist_group("schemathesis")]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT_PATH = ROOT / "openapi" / "openapi.json"

@@ -67,6 +67,9 @@ class Settings:
     # A stream's slot is a lease renewed every third of this (infra/limits.py): the slots
     # of a process that died free within it. API.md promises 30 s.
     stream_lease_seconds: float = 30.0
+    # The fixed windows the limits "per minute" count in (api/ratelimit.py); API.md says a
+    # minute, which only a test waiting for a window's end has reason to shorten.
+    limit_window_seconds: int = 60
     # Slow and crowding clients (infra/http_protocol.py): a request's headers must arrive
     # within header_timeout, its body within body_timeout; connections are capped
     # server-wide (below the descriptor limit) and per peer address (0: no cap).
@@ -116,6 +119,9 @@ class Settings:
             log_level=env.get("SCOPA_LOG_LEVEL", defaults.log_level).upper(),
             stream_seconds=float(
                 _int(env, "SCOPA_STREAM_SECONDS", int(defaults.stream_seconds), minimum=1)
+            ),
+            limit_window_seconds=_int(
+                env, "SCOPA_LIMIT_WINDOW_SECONDS", defaults.limit_window_seconds, minimum=1
             ),
             stream_lease_seconds=_seconds(
                 env, "SCOPA_STREAM_LEASE_SECONDS", defaults.stream_lease_seconds, minimum=1

@@ -73,10 +73,11 @@ def test_settings_from_the_environment() -> None:
             "SCOPA_DATABASE_WAIT_SECONDS": "0",
             "SCOPA_METRICS_TOKEN": " m3trics ",
             "SCOPA_STREAM_LEASE_SECONDS": "2.5",
+            "SCOPA_LIMIT_WINDOW_SECONDS": "5",
         }
     )
     assert settings.database_wait_seconds == 0
-    assert settings.stream_lease_seconds == 2.5
+    assert (settings.stream_lease_seconds, settings.limit_window_seconds) == (2.5, 5)
     assert settings.metrics_token == "m3trics"
     assert "m3trics" not in repr(settings)
     assert settings.cors_origins == ("https://a.example", "https://b.example")

@@ -201,7 +201,7 @@ def build_app(settings: Settings, *, clock: Callable[[], float] = time.time) -> 
     """The app as ``scopa serve`` serves it; ``clock`` (unix seconds) is the limits'."""
     parts = build_parts(settings, ai_here=settings.ai_in_process)
     stores = parts.stores
-    limits = SqlLimits(parts.engine, clock=clock)
+    limits = SqlLimits(parts.engine, clock=clock, lease_seconds=settings.stream_lease_seconds)
 
     async def purge_keys() -> None:
         try:

@@ -102,6 +102,9 @@ class AppSettings(Protocol):
     def bad_tokens_per_minute(self) -> int: ...
 
     @property
+    def limit_window_seconds(self) -> int: ...
+
+    @property
     def waiting_per_address(self) -> int: ...
 
     @property
@@ -259,7 +262,8 @@ def create_app(
         (BAD_TOKENS, settings.bad_tokens_per_minute, "address"),
     )
     limiters = {
-        name: RateLimiter(name, figure, per=per, clock=clock) for name, figure, per in limits
+        name: RateLimiter(name, figure, per=per, window=settings.limit_window_seconds, clock=clock)
+        for name, figure, per in limits
     }
     streams = StreamLimits(slots, clients, settings.streams_per_address, settings.streams_per_match)
     creators = CreationQuotas(clients, settings.waiting_per_address, settings.ai_only_per_address)

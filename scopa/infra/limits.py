@@ -8,8 +8,9 @@ statement too; when one of them refuses, what the others took is given back.
 
 Open streams and long polls (``api.streams``) are leases: a row each, inserted only
 while the client and the match are under their caps (one statement), deleted when the
-stream ends. This process renews its leases every RENEW_SECONDS; a process that dies leaves
-leases that lapse within LEASE_SECONDS. Two opens racing in one instant may both pass
+stream ends. This process renews its leases every third of ``lease_seconds`` (the
+SCOPA_STREAM_LEASE_SECONDS setting); a process that dies leaves leases that lapse within
+it. Two opens racing in one instant may both pass
 the last slot (each count is read before the other's insert commits): caps are bounds
 against crowding, not exact to the unit.
 """
@@ -52,7 +53,6 @@ LEASES: Table = StreamLeaseRow.__table__  # type: ignore[assignment]
 
 # API.md: slots held by a process free within 30 s of its death.
 LEASE_SECONDS = 30.0
-RENEW_SECONDS = 10.0
 ENDED_WINDOW_KEPT = 60.0
 
 log = logging.getLogger(__name__)
@@ -91,10 +91,17 @@ _LEASE_TYPES = (String, String, String, String, Double)
 class SqlLimits(Abandoning):
     """``service.limits.Counts`` and ``Slots`` on the database."""
 
-    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        clock: Callable[[], float] = time.time,
+        lease_seconds: float = LEASE_SECONDS,
+    ) -> None:
         super().__init__()
         self._engine = engine
         self._clock = clock
+        self.lease_seconds = lease_seconds
         self.process = uuid.uuid4().hex  # this process's leases
         self._postgres = not is_sqlite(engine)
         self._unreleased: set[str] = set()
@@ -185,7 +192,7 @@ class SqlLimits(Abandoning):
         both are under their caps (0: no cap); its id, or None when refused."""
         now = self._clock()
         lease = uuid.uuid4().hex
-        row = (lease, self.process, client, match_id, now + LEASE_SECONDS)
+        row = (lease, self.process, client, match_id, now + self.lease_seconds)
         per_match = per_match if match_id is not None else 0
         if self._postgres:
             query = _PG_HOLD
@@ -237,7 +244,7 @@ class SqlLimits(Abandoning):
         await self._run(
             update(LEASES)
             .where(LEASES.c.process == self.process)
-            .values(expires_at=now + LEASE_SECONDS)
+            .values(expires_at=now + self.lease_seconds)
         )
         await self._run(delete(LEASES).where(LEASES.c.expires_at <= now))
         # A window is kept a while past its end, for a process whose clock is behind.
@@ -245,7 +252,8 @@ class SqlLimits(Abandoning):
 
     async def keep_renewing(self) -> None:
         while True:
-            await asyncio.sleep(RENEW_SECONDS)
+            # Three renewals per lease: one or two may miss a database that is down a while.
+            await asyncio.sleep(self.lease_seconds / 3)
             try:
                 await self.renew()
             except DatabaseUnavailable:

@@ -64,6 +64,12 @@ class Settings:
     log_level: str = "INFO"
     # Clients reconnect with Last-Event-ID; an upper bound frees connections of gone clients.
     stream_seconds: float = 300.0
+    # A stream's slot is a lease renewed every third of this (infra/limits.py): the slots
+    # of a process that died free within it. API.md promises 30 s.
+    stream_lease_seconds: float = 30.0
+    # The fixed windows the limits "per minute" count in (api/ratelimit.py); API.md says a
+    # minute, which only a test waiting for a window's end has reason to shorten.
+    limit_window_seconds: int = 60
     # Slow and crowding clients (infra/http_protocol.py): a request's headers must arrive
     # within header_timeout, its body within body_timeout; connections are capped
     # server-wide (below the descriptor limit) and per peer address (0: no cap).
@@ -118,6 +124,12 @@ class Settings:
             log_level=env.get("SCOPA_LOG_LEVEL", defaults.log_level).upper(),
             stream_seconds=float(
                 _int(env, "SCOPA_STREAM_SECONDS", int(defaults.stream_seconds), minimum=1)
+            ),
+            limit_window_seconds=_int(
+                env, "SCOPA_LIMIT_WINDOW_SECONDS", defaults.limit_window_seconds, minimum=1
+            ),
+            stream_lease_seconds=_seconds(
+                env, "SCOPA_STREAM_LEASE_SECONDS", defaults.stream_lease_seconds, minimum=1
             ),
             header_timeout_seconds=_int(
                 env, "SCOPA_HEADER_TIMEOUT_SECONDS", defaults.header_timeout_seconds, minimum=1
@@ -185,12 +197,12 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     return text == "on"
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+def _seconds(env: Mapping[str, str], name: str, default: float, *, minimum: float = 0) -> float:
     value = _number(env, name, float, "a number of seconds")
     if value is None:
         return default
-    if not 0 <= value < float("inf"):
-        raise SettingsError(f"{name}={value} is not a number of seconds from 0")
+    if not minimum <= value < float("inf"):
+        raise SettingsError(f"{name}={value} is not a number of seconds from {minimum:g}")
     return value
 
 

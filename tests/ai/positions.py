@@ -20,8 +20,11 @@ VARIANTS: dict[str, RuleOptions] = {
 }
 
 
-def rules_for(variant: str, players: int = 2) -> Rules:
-    return make_rules(players=players, **VARIANTS[variant])
+def rules_for(variant: str, players: int = 2, target: int | None = None) -> Rules:
+    options: RuleOptions = {**VARIANTS[variant]}
+    if target is not None:
+        options["target"] = target
+    return make_rules(players=players, **options)
 
 
 def fresh_match(rules: Rules, players: int, seed: int) -> MatchState:

@@ -12,8 +12,10 @@ from scopa.domain.match import MatchState, legal_moves, play
 from scopa.domain.moves import Move
 from tests.ai.positions import VARIANTS, fresh_match, random_positions, rules_for
 
-# Expert samples kept small here: these tests are about legality, not strength.
+# Expert samples kept small here, and matches short (a deal or two, not a match to 11 or
+# 21): these tests are about legality, not strength.
 SAMPLES = 3
+TARGET = 4
 
 
 def _decide(state: MatchState, level: str, seed: int) -> tuple[Move, str]:
@@ -37,7 +39,7 @@ def _play_out(state: MatchState, levels: list[str], seed: int) -> MatchState:
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("level", LEVELS)
 def test_each_level_finishes_a_match_with_legal_moves(level: str, variant: str) -> None:
-    state = _play_out(fresh_match(rules_for(variant), 2, 7), [level, "medium"], 1)
+    state = _play_out(fresh_match(rules_for(variant, target=TARGET), 2, 7), [level, "medium"], 1)
     assert state.status == "finished"
     assert state.winner is not None
     assert max(state.scores) >= state.rules.target
@@ -46,7 +48,7 @@ def test_each_level_finishes_a_match_with_legal_moves(level: str, variant: str) 
 @pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "six_cards"])
 @pytest.mark.parametrize("level", LEVELS)
 def test_each_level_finishes_a_four_player_match(level: str, variant: str) -> None:
-    start = fresh_match(rules_for(variant, 4), 4, 3)
+    start = fresh_match(rules_for(variant, 4, target=TARGET), 4, 3)
     state = _play_out(start, [level, "hard", level, "easy"], 5)
     assert state.status == "finished"
     assert state.winner is not None

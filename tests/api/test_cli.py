@@ -72,9 +72,12 @@ def test_settings_from_the_environment() -> None:
             "SCOPA_LOG_LEVEL": "debug",
             "SCOPA_DATABASE_WAIT_SECONDS": "0",
             "SCOPA_METRICS_TOKEN": " m3trics ",
+            "SCOPA_STREAM_LEASE_SECONDS": "2.5",
+            "SCOPA_LIMIT_WINDOW_SECONDS": "5",
         }
     )
     assert settings.database_wait_seconds == 0
+    assert (settings.stream_lease_seconds, settings.limit_window_seconds) == (2.5, 5)
     assert settings.metrics_token == "m3trics"
     assert "m3trics" not in repr(settings)
     assert settings.cors_origins == ("https://a.example", "https://b.example")
@@ -82,6 +85,8 @@ def test_settings_from_the_environment() -> None:
     assert (settings.host, settings.ai_budget_ms, settings.log_level) == ("0.0.0.0", 250, "DEBUG")
     with pytest.raises(SettingsError):
         Settings.from_env({"SCOPA_RATE_LIMIT": "-1"})
+    with pytest.raises(SettingsError):
+        Settings.from_env({"SCOPA_STREAM_LEASE_SECONDS": "0.5"})
 
 
 @pytest.mark.slow

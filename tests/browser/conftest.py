@@ -4,7 +4,10 @@ Python, against the real server process.
 ``server``: one ``scopa serve`` on SQLite for the session. ``browser``: Chromium,
 headless. ``open_page``: a fresh browser context (its own localStorage) and page on a
 server, at a desktop or phone viewport; every page collects console errors and uncaught
-exceptions, and the test fails at teardown if there was any. Without Chromium or
+exceptions, and the test fails at teardown if there was any; the client's "fast" pace is
+instant there (the pacing test uses "normal"). ``screenshots``: the folder pages are shot
+into, a temporary one of the worker's unless SCOPA_SCREENSHOTS_DIR names one (docs/screenshots
+to refresh the docs' pictures), so a run writes no tracked file. Without Chromium or
 Playwright these tests skip, unless ``CI`` is set: then they fail, so CI never passes by
 skipping them.
 """
@@ -19,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.web_client import WebClient, server_features
+from tests.browser.web_client import WebClient, server_features, unavailable
 from tests.support.server_process import Server, start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -33,12 +36,13 @@ CHROMIUM_ARGS = [
 ]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 360, "height": 740}
-
-
-def unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set, so this is a failure, not a skip)")
-    pytest.skip(reason)
+# The client shows each event for the time its pace says: waiting out the "fast" pace is
+# most of a clicked-through match, and what a test checks does not depend on it. Once the
+# page's modules have run, the same module instance is changed in place.
+INSTANT_FAST_PACE = """document.addEventListener("DOMContentLoaded", () => {
+  if (location.protocol.startsWith("http")) import("/static/js/game.js").then(
+    (game) => Object.assign(game.PACES.fast, { play: 0, own: 0, after: 0, deal: 0 }));
+});"""
 
 
 @pytest.fixture(scope="module")
@@ -70,13 +74,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    chosen = os.environ.get("SCOPA_SCREENSHOTS_DIR")
+    return Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="session")
 def features(server: Server) -> dict[str, bool]:
     """What the served contract offers beyond the first edition (as the client reads it)."""
     return server_features(server.base_url)
 
 
 @pytest.fixture
-def open_page(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]]:
+def open_page(
+    browser: Any, server: Server, screenshots: Path
+) -> Iterator[Callable[..., WebClient]]:
     """Call it for a client page: ``open_page()``, ``open_page(phone=True)``,
     ``open_page(on=other_server)``; ``init_script`` runs before the page's own;
     ``viewport`` ({"width", "height"}) overrides the size, ``locale`` the browser's
@@ -112,10 +124,11 @@ def open_page(browser: Any, server: Server) -> Iterator[Callable[..., WebClient]
                 " localStorage.setItem(key, JSON.stringify({...prefs, ...mine})); })"
                 f"({json.dumps(prefs)})"
             )
+        context.add_init_script(INSTANT_FAST_PACE)
         if init_script:
             context.add_init_script(init_script)
         contexts.append(context)
-        client = WebClient(context.new_page(), target.base_url)
+        client = WebClient(context.new_page(), target.base_url, screenshots)
         clients.append(client)
         return client
 

@@ -16,6 +16,8 @@ import pytest
 from tests.support.server_process import ROOT, Server, free_port, start_server
 
 BOT_SECONDS = 120.0
+# One server for the module: one worker takes the whole file.
+pytestmark = pytest.mark.xdist_group("bot-cli")
 
 
 @pytest.fixture(scope="module")

@@ -42,7 +42,8 @@ import pytest
 
 from tests.support.server_process import ROOT, Server, start_server
 
-pytestmark = pytest.mark.timeout(600)
+# One server for the module: one worker takes the whole file.
+pytestmark = [pytest.mark.timeout(600), pytest.mark.xdist_group("docs-examples")]
 
 DOCUMENTED_BASE = "http://127.0.0.1:8000"
 NOT_RUN = ("scopa serve", "http.server")

@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from tests.e2e.conftest import Server
+from tests.support.server_process import FLEET
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [FLEET, pytest.mark.postgres, pytest.mark.slow]
 
 CLIENTS = 50
 # Eight races cross a packet boundary (three cards each for two players): the race that

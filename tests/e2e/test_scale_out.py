@@ -26,9 +26,9 @@ import pytest
 
 from tests.support.audit import audit
 from tests.support.driver import ANSWER_SECONDS, Journal, Player
-from tests.support.server_process import Server, start_server, start_worker
+from tests.support.server_process import FLEET, Server, start_server, start_worker
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [FLEET, pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(300)]
 
 PROCESSES = 3
 MATCHES = 40

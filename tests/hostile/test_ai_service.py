@@ -86,6 +86,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+# What it measures is the reply time of the server's own AI pool: other workers' tests on
+# the same cores would measure them instead.
+@pytest.mark.alone
 async def test_a_flood_from_one_address_leaves_the_human_s_ai_prompt(
     postgres_url: str, tmp_path: Path, reliability_log: ReliabilityRecord
 ) -> None:

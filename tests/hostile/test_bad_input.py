@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tests.support.reliability import ReliabilityRecord
 
 # A hang fails the test, with every thread's stack, instead of holding up the run.
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 PROBLEM = "https://scopa.example/problems/"
 JSON = {"Content-Type": "application/json"}

@@ -29,10 +29,10 @@ from scopa.infra.db import make_engine
 from scopa.infra.match_reads import MATCHES as MATCH_TABLE
 from tests.support.audit import audit
 from tests.support.reliability import ReliabilityRecord
-from tests.support.server_process import Server, start_server
+from tests.support.server_process import FLEET, Server, start_server
 
 # A hang fails the test, with every thread's stack, instead of holding up the run.
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(400)]
+pytestmark = [FLEET, pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(400)]
 
 PROCESSES = 2
 RACERS = 100

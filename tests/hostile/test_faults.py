@@ -47,6 +47,11 @@ DOWN_SECONDS = 3.0
 # Past the server's connect (3 s) and statement (5 s) timeouts together, and past the
 # 10 s a request may take, so a request sent at the start meets nothing but the freeze.
 FROZEN_SECONDS = 12.0
+# Between two faults the clients play on until this many more moves are acknowledged, so
+# each fault meets play under way (after an outage: play that has resumed), however fast
+# the machine; the bound is liveness only.
+MOVES_BETWEEN = 15
+PLAY_ON_SECONDS = 60.0
 
 
 @pytest.fixture
@@ -103,19 +108,26 @@ class Faults:
         finally:
             self.pg.thaw(frozen)
 
+    async def play_on(self) -> None:
+        acks = self.player.journal.acks
+        seen = len(acks)
+        await eventually(
+            lambda: len(acks) >= seen + MOVES_BETWEEN, seconds=PLAY_ON_SECONDS, every=0.05
+        )
+
     async def run(self) -> None:
         try:
-            await asyncio.sleep(2)  # play is under way
+            await self.play_on()
             for _ in range(TERMINATIONS):
                 await self.terminate()
-                await asyncio.sleep(1.5)
+                await self.play_on()
             for mode in ("fast", "immediate"):
                 await self.outage(mode)
-                await asyncio.sleep(3)  # play resumes, then the connections go again
+                await self.play_on()  # play resumes, then the connections go again
                 await self.terminate()
-                await asyncio.sleep(1.5)
+                await self.play_on()
             await self.freeze()
-            await asyncio.sleep(3)
+            await self.play_on()
         finally:
             self.done.set()
 

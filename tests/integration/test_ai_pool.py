@@ -24,7 +24,7 @@ from scopa.infra.ai_pool import (
     urgency,
 )
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 def match(*kinds: SeatKind) -> MatchState:

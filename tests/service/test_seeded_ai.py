@@ -20,7 +20,7 @@ from scopa.service.seating import Setup
 from tests.api.support import DECK
 from tests.fakes import FakeBus, FakeStore, fake_service
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 TURN_SECONDS = 30
 

@@ -10,10 +10,12 @@ made-up one, is refused.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import schemathesis
+from schemathesis.generation.meta import TestPhase
 
 if TYPE_CHECKING:
     from schemathesis.specs.openapi.schemas import OpenApiCase
@@ -40,6 +42,21 @@ def after_call(_ctx: Any, _case: OpenApiCase, response: Any) -> None:
     content_type = response.headers.get("content-type", [""])[0]
     if 200 <= response.status_code < 300 and content_type.startswith("application/json"):
         ISSUED.update(_tokens(response.json()))
+
+
+@schemathesis.hook
+def before_call(_ctx: Any, case: OpenApiCase, _kwargs: dict[str, Any]) -> None:
+    """In the stateful phase every call that sends an Idempotency-Key sends a fresh one.
+    That phase follows links from what a call made; a key it happened to send twice
+    would get the first call's answer again, naming what a later call may have removed
+    (a withdrawn challenge is gone), which its checks would read as a resource created
+    and not found. Reused keys are tested on purpose elsewhere (test_keys_of_callers,
+    test_concurrency), and by the other phases here."""
+    if case.meta is None or case.meta.phase.name is not TestPhase.STATEFUL:
+        return
+    for name in list(case.headers or {}):
+        if name.lower() == "idempotency-key":
+            case.headers[name] = secrets.token_hex(16)
 
 
 @schemathesis.auth(refresh_interval=None)

@@ -36,3 +36,12 @@ async def eventually(
             return value
         assert time.monotonic() < deadline, f"not so within {seconds} s (last: {value!r})"
         await asyncio.sleep(every)
+
+
+def until(check: Callable[[], T], *, seconds: float = 10.0, every: float = 0.01) -> T:
+    """``eventually`` for a test without an event loop: the first truthy ``check()``."""
+    deadline = time.monotonic() + seconds
+    while not (value := check()):
+        assert time.monotonic() < deadline, f"not so within {seconds} s (last: {value!r})"
+        time.sleep(every)
+    return value

@@ -16,7 +16,7 @@ from tests.api.test_challenges import news
 from tests.api.test_players import register, token_of
 from tests.support.eventually import eventually
 from tests.support.in_process import serve
-from tests.support.server_process import Server, start_server
+from tests.support.server_process import Server, two_servers_on
 
 OPEN_SEAT = {"seats": [{"kind": "human"}, {"kind": "open"}]}
 # Well within the stream's heartbeat (15 s), by which a stream re-checks its token
@@ -88,15 +88,8 @@ async def test_a_stream_ends_when_the_token_that_opened_it_is_revoked(
 
 @pytest.fixture
 def two_servers(postgres_url: str, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
-    first = start_server(postgres_url, tmp_path)
-    try:
-        second = start_server(postgres_url, tmp_path)
-        try:
-            yield first, second
-        finally:
-            second.stop()
-    finally:
-        first.stop()
+    with two_servers_on(postgres_url, tmp_path) as both:
+        yield both
 
 
 async def test_a_deletion_racing_a_join_in_another_process_has_one_winner(

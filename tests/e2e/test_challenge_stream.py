@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.server_process import Server, start_server
+from tests.support.server_process import Server, two_servers_on
 
 # Liveness: the news crosses processes by NOTIFY, in well under this.
 WITHIN = 5.0
@@ -27,16 +27,8 @@ def servers(
     new_postgres_database: Callable[[], str], tmp_path: Path
 ) -> Iterator[tuple[Server, Server]]:
     url = new_postgres_database()
-    short = {"SCOPA_STREAM_SECONDS": "3"}
-    first = start_server(url, tmp_path, short)
-    try:
-        second = start_server(url, tmp_path, short)
-        try:
-            yield first, second
-        finally:
-            second.stop()
-    finally:
-        first.stop()
+    with two_servers_on(url, tmp_path, {"SCOPA_STREAM_SECONDS": "3"}) as both:
+        yield both
 
 
 def register(server: Server, handle: str) -> dict[str, str]:

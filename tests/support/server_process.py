@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -193,3 +193,19 @@ def _spawn(
             start_new_session=True,
         )
     return Server(process, base_url, database_url, log)
+
+
+@contextlib.contextmanager
+def two_servers_on(
+    database_url: str, folder: Path, env: Mapping[str, str] | None = None
+) -> Iterator[tuple[Server, Server]]:
+    """Two ``scopa serve`` processes on one database, stopped (the second first) after."""
+    first = start_server(database_url, folder, env)
+    try:
+        second = start_server(database_url, folder, env)
+        try:
+            yield first, second
+        finally:
+            second.stop()
+    finally:
+        first.stop()

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+import pytest_asyncio
 
 from scopa.api.app import ScopaApp, create_app
 from scopa.infra.ai_runner import AiRunner
@@ -54,4 +55,14 @@ async def client(
 async def stored(database_url: str) -> AsyncIterator[InProcess]:
     """The app over SQLite, then over Postgres (its AI the first legal move)."""
     async with serve(database_url) as served:
+        yield served
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_app() -> AsyncIterator[InProcess]:
+    """One app over the fakes for a whole module, on the module's event loop (its tests
+    carry ``pytest.mark.asyncio(loop_scope="module")``): for modules whose tests each work
+    on matches of their own and read nothing the others leave behind (no listing, no
+    count). Building the app is most of what a small test costs."""
+    async with serve(None, stream_seconds=0.5) as served:
         yield served

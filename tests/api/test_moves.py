@@ -19,6 +19,21 @@ from tests.api.support import (
     view,
 )
 from tests.fakes import FakeStore
+from tests.support.in_process import InProcess
+
+# One app for the module: each test plays a match of its own.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def client(module_app: InProcess) -> Client:
+    return module_app.client
+
+
+@pytest.fixture
+def store(module_app: InProcess) -> FakeStore:
+    assert isinstance(module_app.store, FakeStore)
+    return module_app.store
 
 
 async def fixed(client: Client) -> tuple[str, dict[int, str]]:

@@ -7,8 +7,16 @@ import pytest
 from scopa.api import errors
 from scopa.api.errors import PROBLEM_BASE, Kind
 from tests.api.support import Client, problem_type
+from tests.support.in_process import InProcess
 
 KINDS = [v for v in vars(errors).values() if isinstance(v, Kind)]
+# One app for the module: each test only reads.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def client(module_app: InProcess) -> Client:
+    return module_app.client
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[k.slug for k in KINDS])

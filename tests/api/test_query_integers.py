@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from scopa.infra.settings import Settings
 from tests.api.support import Client, create, play_out, problem_type, tokens
+from tests.support.in_process import InProcess
 
 SHORT = {"seats": [{"kind": "human"}, {"kind": "human"}], "rules": {"target": 1}, "seed": 3}
 OPEN_2 = {"seats": [{"kind": "human"}, {"kind": "open"}]}
@@ -56,9 +56,13 @@ MALFORMED = [
 ]
 
 
+# One app for the module: each test is refused or only reads.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
 @pytest.fixture
-def settings() -> Settings:
-    return Settings(stream_seconds=0.5).without_limits()
+def client(module_app: InProcess) -> Client:
+    return module_app.client
 
 
 def parse_sse_ids(text: str) -> list[int]:

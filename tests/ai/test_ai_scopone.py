@@ -7,6 +7,7 @@ import msgspec
 import pytest
 
 from scopa.domain.ai import decide
+from scopa.domain.ai import review as coach
 from scopa.domain.ai.expert import SCOPONE_DEPTH, depth_for
 from scopa.domain.ai.knowledge import knowledge_of
 from scopa.domain.ai.review import review
@@ -56,7 +57,9 @@ def test_the_expert_takes_the_settebello_for_its_team() -> None:
     assert parse_cards(["7D"])[0] in move.capture
 
 
-def test_the_coach_reviews_a_scopone_deal() -> None:
+def test_the_coach_reviews_a_scopone_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Over fewer sampled deals than in play: the test is about what is judged, not how well.
+    monkeypatch.setattr(coach, "REVIEW_WORLDS", 8)
     initial, events = new_match(SCOPONE, [Seat("ai", "hard")] * 4, 11)
     state = initial
     while state.status == "active":

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+from scopa.domain.ai import review as coach
 from scopa.domain.ai.review import Review
 from tests.api.support import Client, create, finish, problem_type, tokens
 from tests.fakes import FirstMoveAi
@@ -13,6 +16,13 @@ from tests.support.in_process import InProcess
 
 HUMAN = {"kind": "human"}
 TWO_PLAYERS = {"seats": [HUMAN, HUMAN], "rules": {"target": 1}, "seed": 3}
+
+
+@pytest.fixture(autouse=True)
+def fewer_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coach judges over fewer sampled deals than in play: these tests are about how a
+    review is asked for, computed, kept and refused, not about its figures."""
+    monkeypatch.setattr(coach, "REVIEW_WORLDS", 8)
 
 
 async def finished(client: Client, body: dict[str, Any] = TWO_PLAYERS) -> str:

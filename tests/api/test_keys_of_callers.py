@@ -1,4 +1,4 @@
-"""An Idempotency-Key belongs to its caller, over SQLite and Postgres: the same key from
+"""An Idempotency-Key belongs to its caller: the same key from
 anyone else is a fresh request, never the first caller's answer and the secrets it holds;
 and the routes of challenges and of a player's tokens make one thing per key."""
 
@@ -6,8 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.api.support import Client, bearer, problem_type
 from tests.support.in_process import InProcess
+
+
+@pytest.fixture(params=["sqlite"])
+def database_url(sqlite_url: str) -> str:
+    """SQLite only (the id keeps its [sqlite]): the store contract suite (tests/contract)
+    holds SQLite and Postgres to one behaviour, and tests/e2e serves these routes from
+    Postgres over the wire."""
+    return sqlite_url
+
 
 KEY = "0f3c2a9e-7d4b-4c1e-9a55-2b6f1d8e4c70"
 TWO_SEATS = {"seats": [{"kind": "human"}, {"kind": "human"}]}

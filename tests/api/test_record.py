@@ -1,5 +1,4 @@
-"""GET /v1/matches/{id}/record, and the fairness commitment it lets anyone check, on SQLite
-and Postgres.
+"""GET /v1/matches/{id}/record, and the fairness commitment it lets anyone check.
 
 Each finished match is rebuilt from its record alone (its rules, decks, first dealer and
 moves) with the engine, and must come to the same scores; the commitment shown from the
@@ -31,6 +30,15 @@ from tests.api.support import (
 )
 from tests.support.in_process import InProcess
 from tests.unit import reference
+
+
+@pytest.fixture(params=["sqlite"])
+def database_url(sqlite_url: str) -> str:
+    """SQLite only (the id keeps its [sqlite]): the store contract suite (tests/contract)
+    holds SQLite and Postgres to one behaviour, and tests/e2e serves these routes from
+    Postgres over the wire."""
+    return sqlite_url
+
 
 HUMAN = {"kind": "human"}
 SETUPS: dict[str, dict[str, Any]] = {

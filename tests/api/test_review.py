@@ -1,4 +1,4 @@
-"""GET /v1/matches/{id}/review?seat=N, on SQLite and Postgres: the coach's judgement of
+"""GET /v1/matches/{id}/review?seat=N: the coach's judgement of
 each card a seat played, computed once by the AI service and then read back."""
 
 from __future__ import annotations
@@ -13,6 +13,15 @@ from scopa.domain.ai.review import Review
 from tests.api.support import Client, create, finish, problem_type, tokens
 from tests.fakes import FirstMoveAi
 from tests.support.in_process import InProcess
+
+
+@pytest.fixture(params=["sqlite"])
+def database_url(sqlite_url: str) -> str:
+    """SQLite only (the id keeps its [sqlite]): the store contract suite (tests/contract)
+    holds SQLite and Postgres to one behaviour, and tests/e2e serves these routes from
+    Postgres over the wire."""
+    return sqlite_url
+
 
 HUMAN = {"kind": "human"}
 TWO_PLAYERS = {"seats": [HUMAN, HUMAN], "rules": {"target": 1}, "seed": 3}

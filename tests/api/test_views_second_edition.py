@@ -1,4 +1,4 @@
-"""What the second edition adds to reading a match, on SQLite and Postgres: last_seq,
+"""What the second edition adds to reading a match: last_seq,
 If-None-Match and the caching headers, the lobby of active matches, and the training
 option that shows the AI's cards."""
 
@@ -21,6 +21,15 @@ from tests.api.support import (
     view,
 )
 from tests.support.in_process import InProcess
+
+
+@pytest.fixture(params=["sqlite"])
+def database_url(sqlite_url: str) -> str:
+    """SQLite only (the id keeps its [sqlite]): the store contract suite (tests/contract)
+    holds SQLite and Postgres to one behaviour, and tests/e2e serves these routes from
+    Postgres over the wire."""
+    return sqlite_url
+
 
 HUMAN = {"kind": "human"}
 OPEN = {"kind": "open"}

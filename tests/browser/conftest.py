@@ -1,24 +1,21 @@
 """The reference web client (api/static/) in Debian's Chromium, driven by Playwright for
 Python, against the real server process.
 
-``server``: one ``scopa serve`` on SQLite for the session. ``browser``: the worker's one
-headless Chromium, started once and connected to by each module. ``open_page``: a fresh
-browser context (its own localStorage) and page on a server, at a desktop or phone
-viewport; every page collects console errors and uncaught exceptions, and the test fails
-at teardown if there was any; the client's "fast" pace is instant there (the pacing test
-uses "normal"). ``screenshots``: the folder pages are shot into, a temporary one of the
-worker's unless SCOPA_SCREENSHOTS_DIR names one (docs/screenshots to refresh the docs'
-pictures), so a run writes no tracked file. Without Chromium or Playwright these tests
-skip, unless ``CI`` is set: then they fail, so CI never passes by skipping them.
+``server``: one ``scopa serve`` on SQLite for the session. ``browser``: Chromium,
+headless. ``open_page``: a fresh browser context (its own localStorage) and page on a
+server, at a desktop or phone viewport; every page collects console errors and uncaught
+exceptions, and the test fails at teardown if there was any; the client's "fast" pace is
+instant there (the pacing test uses "normal"). ``screenshots``: the folder pages are shot
+into, a temporary one of the worker's unless SCOPA_SCREENSHOTS_DIR names one (docs/screenshots
+to refresh the docs' pictures), so a run writes no tracked file. Without Chromium or
+Playwright these tests skip, unless ``CI`` is set: then they fail, so CI never passes by
+skipping them.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,45 +23,16 @@ from typing import Any
 import pytest
 
 from tests.browser.web_client import WebClient, server_features, unavailable
-from tests.support.eventually import until
 from tests.support.server_process import Server, start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
-# Chromium is started by the fixture, not by Playwright, so it gets the switches
-# Playwright's own launch would give: no first-run pages, extensions or background
-# throttling, hover and a fine pointer as on a desktop, no window until a test opens one.
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
     "--disable-background-networking",
-    "--disable-background-timer-throttling",
-    "--disable-backgrounding-occluded-windows",
-    "--disable-renderer-backgrounding",
-    "--disable-ipc-flooding-protection",
-    "--disable-back-forward-cache",
-    "--disable-breakpad",
-    "--disable-component-extensions-with-background-pages",
     "--disable-component-update",
-    "--disable-default-apps",
-    "--disable-dev-shm-usage",
-    "--disable-extensions",
-    "--disable-hang-monitor",
-    "--disable-popup-blocking",
-    "--disable-prompt-on-repost",
     "--disable-sync",
-    "--disable-search-engine-choice-screen",
-    "--force-color-profile=srgb",
-    "--metrics-recording-only",
-    "--no-default-browser-check",
-    "--no-first-run",
-    "--no-service-autorun",
-    "--password-store=basic",
-    "--use-mock-keychain",
-    "--hide-scrollbars",
-    "--mute-audio",
-    "--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4",
-    "--no-startup-window",
 ]
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 360, "height": 740}
@@ -96,55 +64,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.path.parent == here:
             group = BROWSER_GROUPS.get(item.path.name, "browser-b")
             item.add_marker(pytest.mark.xdist_group(group))
-
-
-@pytest.fixture(scope="session")
-def chromium_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One Chromium for the worker's whole session, started once: each module's
-    Playwright connects to it over the DevTools protocol at the address yielded."""
-    if not CHROMIUM.exists():
-        unavailable(f"no Chromium at {CHROMIUM}: apt-get install chromium")
-    profile = tmp_path_factory.mktemp("chromium")
-    process = subprocess.Popen(
-        [CHROMIUM, *CHROMIUM_ARGS, "--remote-debugging-port=0", f"--user-data-dir={profile}"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        # Chromium writes the port it chose, then the browser's path, once it listens.
-        port_file = profile / "DevToolsActivePort"
-        port = until(lambda: _listening(process, port_file), seconds=30)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-
-
-def _listening(process: subprocess.Popen[bytes], port_file: Path) -> str:
-    """The port once Chromium listens, or "" while it starts; a failure if it ended."""
-    if process.poll() is not None:
-        pytest.fail(f"Chromium exited with {process.returncode} before it listened")
-    try:
-        lines = port_file.read_text().split()
-    except FileNotFoundError:
-        return ""
-    return lines[0] if len(lines) == 2 else ""
+            # A page in Chromium against a server process is never the inner loop.
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="module")
-def browser(chromium_endpoint: str) -> Iterator[Any]:
-    """The worker's Chromium, for one module: Playwright's sync API runs an event loop in
-    this thread while it lives, which later async tests of the session could not start
-    beside, so it is connected per module and the browser itself outlives it."""
+def browser() -> Iterator[Any]:
+    """Chromium for one module: Playwright's sync API runs an event loop in this thread
+    while it lives, which later async tests of the session could not start beside."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         unavailable("Playwright for Python is not installed: pip install playwright")
+    if not CHROMIUM.exists():
+        unavailable(f"no Chromium at {CHROMIUM}: apt-get install chromium")
     with sync_playwright() as playwright:
-        yield playwright.chromium.connect_over_cdp(chromium_endpoint)
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
 
 
 @pytest.fixture(scope="session")

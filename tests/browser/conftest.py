@@ -45,26 +45,13 @@ INSTANT_FAST_PACE = """document.addEventListener("DOMContentLoaded", () => {
 });"""
 
 
-# The browser modules in two xdist groups: at most two workers drive a Chromium at once
-# (six at once thrashed two cores: load 40, a test's page waits running out), and
-# xdist hands out the big groups first, so they do not make the run's tail. The
-# accessibility scans are about half of the browser time.
-BROWSER_GROUPS = {
-    "test_web_accessibility.py": "browser-a",
-    "test_web_feed.py": "browser-a",
-    "test_web_framing.py": "browser-a",
-    "test_web_players.py": "browser-a",
-}
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A page in Chromium against a server process is never the inner loop: every
+    browser test is slow."""
     here = Path(__file__).parent
     for item in items:
         if item.path.parent == here:
-            group = BROWSER_GROUPS.get(item.path.name, "browser-b")
-            item.add_marker(pytest.mark.xdist_group(group))
-            # A page in Chromium against a server process is never the inner loop.
             item.add_marker(pytest.mark.slow)
 
 

@@ -122,9 +122,15 @@ def test_a_deadline_passed_while_no_server_ran_is_acted_on_once_after_the_restar
         while deadline_polls(second) < polls + 2:
             assert time.monotonic() < until, "the deadline runner stopped polling"
             time.sleep(POLL)
-        assert view(second, autoplay["id"])["version"] == 1
-        assert [e["type"] for e in log(second, autoplay["id"])] == ["deal_started", "card_played"]
-        assert log(second, autoplay["id"])[-1]["auto"] is True
+        events = log(second, autoplay["id"])
+        read_by = time.time()
+        assert [e["type"] for e in events[:2]] == ["deal_started", "card_played"]
+        assert events[1]["auto"] is True
+        # On a loaded machine the two looks may outlast the next turn's clock: what it
+        # autoplays then is the other seat's card, never the same deadline acted on twice.
+        if read_by < deadline:
+            assert len(events) == 2, events
+        assert all(e["seat"] != events[1]["seat"] for e in events[2:] if "seat" in e), events
         assert [e["type"] for e in log(second, forfeit["id"])] == [
             "deal_started",
             "match_finished",

@@ -18,8 +18,7 @@ import pytest
 from tests.e2e.conftest import Server
 from tests.support.server_process import FLEET
 
-# Alone: fifty racing moves over several processes, with the fleet's other races.
-pytestmark = [FLEET, pytest.mark.postgres, pytest.mark.slow, pytest.mark.alone]
+pytestmark = FLEET
 
 CLIENTS = 50
 # Eight races cross a packet boundary (three cards each for two players): the race that

@@ -28,15 +28,7 @@ from tests.support.audit import audit
 from tests.support.driver import ANSWER_SECONDS, Journal, Player
 from tests.support.server_process import FLEET, Server, start_server, start_worker
 
-# Alone: it bounds each request's latency while processes die, which a loaded machine
-# stretches past the bound.
-pytestmark = [
-    FLEET,
-    pytest.mark.postgres,
-    pytest.mark.slow,
-    pytest.mark.timeout(300),
-    pytest.mark.alone,
-]
+pytestmark = [*FLEET, pytest.mark.timeout(300)]
 
 PROCESSES = 3
 MATCHES = 40

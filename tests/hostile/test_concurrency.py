@@ -32,14 +32,7 @@ from tests.support.reliability import ReliabilityRecord
 from tests.support.server_process import FLEET, Server, start_server
 
 # A hang fails the test, with every thread's stack, instead of holding up the run.
-# Alone: on a loaded two-core machine fifty matches at once outlast their liveness bound.
-pytestmark = [
-    FLEET,
-    pytest.mark.postgres,
-    pytest.mark.slow,
-    pytest.mark.timeout(400),
-    pytest.mark.alone,
-]
+pytestmark = [*FLEET, pytest.mark.timeout(400)]
 
 PROCESSES = 2
 RACERS = 100

@@ -29,10 +29,17 @@ STOP_SECONDS = 20.0
 # How long the processes the server started (AI workers, their fork server, the
 # multiprocessing resource tracker) may take to end once the server has.
 CHILDREN_SECONDS = 5.0
-# The modules that run several servers on one Postgres at once, each with its pools
-# (infra/db.py: up to 20 connections a process): on one xdist worker, one after another,
-# so that parallel workers stay under the server's max_connections (100 by default).
-FLEET = pytest.mark.xdist_group("postgres-fleet")
+# The marks of the modules that run several servers on one Postgres at once, each with
+# its pools (infra/db.py: up to 20 connections a process). `alone`: their latency and
+# liveness bounds run out under the parallel part's load on two cores, so .ci/run runs
+# them by themselves; under any `-n`, the group keeps them on one worker, one after
+# another, within the server's max_connections (100 by default).
+FLEET = [
+    pytest.mark.xdist_group("postgres-fleet"),
+    pytest.mark.postgres,
+    pytest.mark.slow,
+    pytest.mark.alone,
+]
 
 
 def free_port() -> int:

@@ -6,18 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.api.support import Client, bearer, problem_type
+from tests.support.databases import sqlite_only
 from tests.support.in_process import InProcess
 
-
-@pytest.fixture(params=["sqlite"])
-def database_url(sqlite_url: str) -> str:
-    """SQLite only (the id keeps its [sqlite]): the store contract suite (tests/contract)
-    holds SQLite and Postgres to one behaviour, and tests/e2e serves these routes from
-    Postgres over the wire."""
-    return sqlite_url
+database_url = sqlite_only()
 
 
 KEY = "0f3c2a9e-7d4b-4c1e-9a55-2b6f1d8e4c70"

@@ -28,16 +28,11 @@ from tests.api.support import (
     tokens,
     view,
 )
+from tests.support.databases import sqlite_only
 from tests.support.in_process import InProcess
 from tests.unit import reference
 
-
-@pytest.fixture(params=["sqlite"])
-def database_url(sqlite_url: str) -> str:
-    """SQLite only (the id keeps its [sqlite]): the store contract suite (tests/contract)
-    holds SQLite and Postgres to one behaviour, and tests/e2e serves these routes from
-    Postgres over the wire."""
-    return sqlite_url
+database_url = sqlite_only()
 
 
 HUMAN = {"kind": "human"}

@@ -12,15 +12,10 @@ from scopa.domain.ai import review as coach
 from scopa.domain.ai.review import Review
 from tests.api.support import Client, create, finish, problem_type, tokens
 from tests.fakes import FirstMoveAi
+from tests.support.databases import sqlite_only
 from tests.support.in_process import InProcess
 
-
-@pytest.fixture(params=["sqlite"])
-def database_url(sqlite_url: str) -> str:
-    """SQLite only (the id keeps its [sqlite]): the store contract suite (tests/contract)
-    holds SQLite and Postgres to one behaviour, and tests/e2e serves these routes from
-    Postgres over the wire."""
-    return sqlite_url
+database_url = sqlite_only()
 
 
 HUMAN = {"kind": "human"}

@@ -123,3 +123,16 @@ def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(f"{request.param}_url"))
+
+
+def sqlite_only() -> Any:
+    """A module's ``database_url`` on SQLite alone, its ids keeping their ``[sqlite]``
+    (``database_url = sqlite_only()``): for modules about reading a match, which the
+    store contract suite (tests/contract) and tests/e2e (Postgres over the wire) already
+    hold to one behaviour on both stores."""
+
+    @pytest.fixture(params=["sqlite"])
+    def database_url(sqlite_url: str) -> str:
+        return sqlite_url
+
+    return database_url

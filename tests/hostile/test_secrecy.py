@@ -60,9 +60,6 @@ from tests.support.server_process import start_server
 if TYPE_CHECKING:
     from tests.support.reliability import ReliabilityRecord
 
-# A hang fails the test, with every thread's stack, instead of holding up the run.
-pytestmark = pytest.mark.timeout(180)
-
 CARD = re.compile(r"^(A|[2-7]|J|Q|K)[CDHS]$")
 HUMAN = {"kind": "human"}
 AI = {"kind": "ai", "level": "easy"}

@@ -60,12 +60,12 @@ if TYPE_CHECKING:
 
     from tests.support.reliability import ReliabilityRecord
 
-# In a pytest process of its own (.ci/run runs it beside the parallel part): on an xdist
-# worker (execnet's frames under the test) the run met CPython 3.11.7's AST constructor
-# bug, a depth count left wrong after a recursion error (python/cpython#106905, fixed in
-# later releases), and the worker died with "SystemError: AST constructor recursion
-# depth mismatch" in hypothesis's report hook.
-pytestmark = [pytest.mark.slow, pytest.mark.own_process]
+# A hang fails the test, with every thread's stack, instead of holding up the run. Alone,
+# in pytest's own process: on an xdist worker (execnet's frames under the test) the run
+# met CPython 3.11.7's AST constructor bug, a depth count left wrong after a recursion
+# error (python/cpython#106905, fixed in later releases), and the worker died with
+# "SystemError: AST constructor recursion depth mismatch" in hypothesis's report hook.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400), pytest.mark.alone]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT_PATH = ROOT / "openapi" / "openapi.json"

@@ -170,6 +170,7 @@ class Table:
     keys: list[str] = field(default_factory=list)  # every Idempotency-Key it sent
     # Every answer since the last check, searched for the secrets.
     answers: list[str] = field(default_factory=list)
+    views: dict[int | None, dict[str, Any]] = field(default_factory=dict)  # the last check's
 
     async def get(self, path: str, token: str | None = None) -> Any:
         self.record.requests += 1
@@ -188,7 +189,8 @@ class Table:
         return record.state
 
     async def check_everyone(self) -> Any:
-        """Every viewer's view, new events and hint against the stored state; that state."""
+        """Every viewer's view, new events and hint against the stored state; that state.
+        The views read are kept in ``views``, by seat (None: the spectator's)."""
         state = await self.truth()
         stored = await self.api.reads.events(self.match_id, 0, MAX_EVENTS * 10)
         hands = [{NAME[c] for c in hand} for hand in state.hands]
@@ -198,7 +200,7 @@ class Table:
             secret = stock.union(
                 *(h for seat, h in enumerate(hands) if seat != viewer.seat and seat not in shown)
             )
-            await self._check_view(viewer, state, hands, secret)
+            self.views[viewer.seat] = await self._check_view(viewer, state, hands, secret)
             await self._check_events(viewer, stored, secret)
             await self._check_hint(viewer, state)
         from_everyone = stock.union(*(h for seat, h in enumerate(hands) if seat not in shown))
@@ -232,7 +234,7 @@ class Table:
 
     async def _check_view(
         self, viewer: Viewer, state: Any, hands: list[set[str]], secret: set[str]
-    ) -> None:
+    ) -> dict[str, Any]:
         answer = await self.get("", viewer.token)
         assert answer.status_code == 200, answer.text
         view = answer.json()
@@ -249,6 +251,7 @@ class Table:
                 self.breach(viewer, f"a seeded match with fairness {view['fairness']}")
         elif view["fairness"]["seed"] != (state.seed if state.status == "finished" else None):
             self.breach(viewer, f"fairness {view['fairness']} at status {state.status}")
+        return view
 
     def check_answer(
         self,
@@ -401,8 +404,7 @@ async def play(table: Table, rng: random.Random, moves: int | None = None) -> No
         if state.status != "active" or table.moves == stop:
             return
         token = tokens[state.turn]
-        view = (await table.get("", token)).json()
-        move = rng.choice(view["legal_moves"])
+        move = rng.choice(table.views[state.turn]["legal_moves"])
         headers = {**_bearer(token), "If-Match": f'"{state.version}"'}
         if rng.random() < 0.5:
             headers["Idempotency-Key"] = f"move-{table.match_id[:6]}-{table.moves:03d}"

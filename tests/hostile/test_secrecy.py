@@ -237,7 +237,7 @@ class Table:
     ) -> dict[str, Any]:
         answer = await self.get("", viewer.token)
         assert answer.status_code == 200, answer.text
-        view = answer.json()
+        view: dict[str, Any] = answer.json()
         if view["version"] != state.version:
             self.breach(viewer, f"view at version {view['version']}, stored {state.version}")
         self.check_answer(viewer, view, state, hands, secret)

@@ -92,6 +92,7 @@ def two_servers(postgres_url: str, tmp_path: Path) -> Iterator[tuple[Server, Ser
         yield both
 
 
+@pytest.mark.slow
 async def test_a_deletion_racing_a_join_in_another_process_has_one_winner(
     two_servers: tuple[Server, Server],
 ) -> None:
@@ -119,6 +120,7 @@ async def test_a_deletion_racing_a_join_in_another_process_has_one_winner(
     assert set(outcomes) <= {(204, 401), (409, 200)}, outcomes
 
 
+@pytest.mark.slow
 async def test_a_revocation_through_one_process_ends_a_stream_of_another(
     two_servers: tuple[Server, Server],
 ) -> None:

@@ -19,7 +19,7 @@ from tests.support.server_process import Server, two_servers_on
 # Liveness: the news crosses processes by NOTIFY, in well under this.
 WITHIN = 5.0
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 
 @pytest.fixture

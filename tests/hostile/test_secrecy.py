@@ -60,6 +60,9 @@ from tests.support.server_process import start_server
 if TYPE_CHECKING:
     from tests.support.reliability import ReliabilityRecord
 
+# Whole matches, a dozen requests checked after every move: not the inner loop.
+pytestmark = pytest.mark.slow
+
 CARD = re.compile(r"^(A|[2-7]|J|Q|K)[CDHS]$")
 HUMAN = {"kind": "human"}
 AI = {"kind": "ai", "level": "easy"}

@@ -88,6 +88,7 @@ async def test_migrations_started_together_all_succeed(empty_url: str) -> None:
     assert await tables(empty_url) == TABLES
 
 
+@pytest.mark.slow
 async def test_a_migration_waits_out_a_long_sqlite_write_lock(tmp_path: Path) -> None:
     # Migrations queued behind others on a loaded machine wait longer than a request's
     # 5 s: one that gave up at 5 s failed a start-up (CI, four migrations at once).

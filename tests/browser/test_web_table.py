@@ -59,10 +59,11 @@ SETTEBELLO_TEXT = {
 # screen, and the pixels there are the card's own (nothing covers or clips them); a
 # sideways sweep card inside the box kept for it.
 RANKS_CLEAR_JS = """async () => {
-  // Cards still arriving or flying: measured where they come to rest.
+  // Cards still arriving or flying: measured where they come to rest (the seat to move
+  // pulses for seconds, and moves no card).
   const moving = () => document.getAnimations()
     .filter((a) => a.playState === "running")
-    .filter((a) => a.effect.getComputedTiming().iterations !== Infinity);
+    .filter((a) => a.effect?.target?.closest?.(".card"));
   for (let rounds = 0; moving().length && rounds < 20; rounds += 1) {
     await Promise.all(moving().map((a) => a.finished.catch(() => null)));
   }

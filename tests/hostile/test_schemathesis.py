@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 # met CPython 3.11.7's AST constructor bug, a depth count left wrong after a recursion
 # error (python/cpython#106905, fixed in later releases), and the worker died with
 # "SystemError: AST constructor recursion depth mismatch" in hypothesis's report hook.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(400), pytest.mark.alone]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400), pytest.mark.alone, pytest.mark.untraced]
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCUMENT_PATH = ROOT / "openapi" / "openapi.json"

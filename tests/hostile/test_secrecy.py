@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from tests.support.reliability import ReliabilityRecord
 
 # Whole matches, a dozen requests checked after every move: not the inner loop.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.untraced]
 
 CARD = re.compile(r"^(A|[2-7]|J|Q|K)[CDHS]$")
 HUMAN = {"kind": "human"}

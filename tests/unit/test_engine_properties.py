@@ -34,6 +34,9 @@ from scopa.domain.scoring import deal_points, score_deal
 from tests.unit import reference
 from tests.unit.build import humans
 
+# Thousands of games replay the engine the unit tests reach rule by rule.
+pytestmark = pytest.mark.untraced
+
 
 def combinations() -> list[tuple[Rules, int]]:
     """Every option combination the rules allow, with its number of players."""

@@ -169,6 +169,10 @@ async def test_an_open_challenge_goes_to_one_of_two_accepting_at_once(stored: In
     assert offer["opponent"] is None
     listed = (await client.get("/v1/challenges")).json()["challenges"]
     assert [c["id"] for c in listed] == [offer["id"]]
+    # Open to anyone but the player who made it.
+    own = await client.post(f"/v1/challenges/{offer['id']}/accept", headers=bearer(ada))
+    assert (own.status_code, problem_type(own)) == (409, "not-your-challenge")
+    assert own.json()["detail"] == "a player cannot accept its own challenge"
     answers = await asyncio.gather(
         *(client.post(f"/v1/challenges/{offer['id']}/accept", headers=bearer(t)) for t in (bea, cy))
     )

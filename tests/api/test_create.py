@@ -79,6 +79,16 @@ async def test_rules_defaults_are_echoed_with_diamond_sequence_target(client: Cl
     assert body["match"]["rules"]["target"] == 21
 
 
+async def test_a_whole_number_written_with_a_point_is_that_integer(client: Client) -> None:
+    """JSON has one kind of number, as JSON Schema says: 11.0 is the integer 11."""
+    seats = [{"kind": "human"}] * 2
+    body = await create(client, {"seats": seats, "rules": {"target": 11.0}})
+    assert body["match"]["rules"]["target"] == 11
+    answer = await client.post("/v1/matches", json={"seats": seats, "rules": {"target": 11.5}})
+    assert (answer.status_code, problem_type(answer)) == (400, "validation-error")
+    assert [p["name"] for p in answer.json()["invalid_params"]] == ["rules.target"]
+
+
 async def test_same_seed_same_deal(client: Client) -> None:
     request = {"seats": [{"kind": "human"}] * 2, "seed": 2**63 - 1}
     first = await create(client, request)

@@ -8,13 +8,16 @@ import json
 import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
+from scopa.api.app import create_app
 from scopa.api.cors import Cors
 from scopa.api.middleware import RequestIdFilter
 from scopa.infra.logging import JsonFormatter, configure
 from scopa.infra.settings import Settings
+from scopa.service.services import Services
 from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
 from tests.fakes import FakeStore
 
@@ -258,3 +261,32 @@ def test_json_formatter_times_lines_as_datetime_does(created: float) -> None:
         record.created = at
         line = json.loads(formatter.format(record))
     assert line["time"] == expected
+
+
+async def test_the_app_starts_and_stops_with_its_server_s_lifespan(
+    settings: Settings, service: Services
+) -> None:
+    """What an ASGI server (uvicorn) sends before the first request and after the last:
+    the app's start and stop hooks run, each once, and it says each is complete."""
+    ran: list[str] = []
+
+    async def start() -> None:
+        ran.append("start")
+
+    async def stop() -> None:
+        ran.append("stop")
+
+    app = create_app(settings, service, on_startup=[start], on_shutdown=[stop])
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    said: list[str] = []
+
+    async def receive() -> dict[str, str]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        said.append(message["type"])
+
+    scope = {"type": "lifespan", "asgi": {"version": "3.0"}, "state": {}}
+    await app(scope, receive, send)
+    assert said == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert ran == ["start", "stop"]

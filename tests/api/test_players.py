@@ -257,6 +257,57 @@ async def test_a_rated_match_against_the_ai_rates_its_player_once(stored: InProc
     assert (await client.get("/v1/leaderboard?format=3p-11")).status_code == 400
 
 
+async def test_the_leaderboard_pages_by_its_cursor_and_refuses_any_other(
+    stored: InProcess,
+) -> None:
+    client = stored.client
+    for handle in ("pager_a", "pager_b", "pager_c"):
+        token = token_of(await register(client, handle))
+        match = (await create(client, token, {**AGAINST_EXPERT, "rated": True})).json()["match"]
+        resigned = await client.post(f"/v1/matches/{match['id']}/resign", headers=bearer(token))
+        assert resigned.status_code == 200
+    query = "/v1/leaderboard?format=2p-11&provisional=true&limit=2"
+    first = (await client.get(query)).json()
+    assert [p["rank"] for p in first["players"]] == [1, 2]
+    second = (await client.get(f"{query}&cursor={first['next_cursor']}")).json()
+    # Ranks count on across pages, and no player is on two.
+    assert [p["rank"] for p in second["players"]] == [3]
+    assert second["next_cursor"] is None
+    handles = [p["handle"] for page in (first, second) for p in page["players"]]
+    assert sorted(handles) == ["pager_a", "pager_b", "pager_c"]
+    # Fits the pattern, but is no position this server gave out: base64 of "[1,2]", and
+    # the same with the line break a pattern's "$" lets through.
+    for cursor in ("0", "WzEsMl0", "WzEsMl0%0A"):
+        answer = await client.get(f"{query}&cursor={cursor}")
+        assert (answer.status_code, problem_type(answer)) == (400, "invalid-cursor"), cursor
+
+
+async def test_a_player_holds_one_seat_of_a_match(stored: InProcess) -> None:
+    client = stored.client
+    token = token_of(await register(client, "oneseat"))
+    body = {"seats": [{"kind": "human"}, {"kind": "open"}]}
+    match = (await create(client, token, body)).json()["match"]
+    second = await client.post(f"/v1/matches/{match['id']}/seats/1/join", headers=bearer(token))
+    assert (second.status_code, problem_type(second)) == (409, "seat-not-open")
+    assert "already holds a seat" in second.json()["detail"]
+    after = (await client.get(f"/v1/matches/{match['id']}")).json()
+    assert [s["kind"] for s in after["seats"]] == ["human", "open"]
+
+
+async def test_a_match_created_with_a_player_token_needs_a_human_seat(
+    stored: InProcess,
+) -> None:
+    client = stored.client
+    token = token_of(await register(client, "nohuman"))
+    ais = {"seats": [{"kind": "ai", "level": "easy"}, {"kind": "ai", "level": "easy"}]}
+    answer = await create(client, token, ais)
+    assert (answer.status_code, problem_type(answer)) == (422, "invalid-setup"), answer.text
+    needs = {"name": "seats", "reason": "a match created with a player token needs a human seat"}
+    assert needs in answer.json()["invalid_params"]
+    mine = (await client.get("/v1/me/matches", headers=bearer(token))).json()
+    assert mine["matches"] == []
+
+
 async def test_a_rated_match_is_refused_where_it_could_be_rigged(stored: InProcess) -> None:
     client = stored.client
     token = token_of(await register(client, "rigger"))

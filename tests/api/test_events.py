@@ -256,3 +256,15 @@ async def test_a_stream_reconnecting_during_an_outage_hears_when_to_come_back(
     store.down = False
     again = await client.get(f"/v1/matches/{match_id}/events/stream")
     assert [m["event"] for m in parse_sse(again.text)] == ["deal_started"]
+
+
+async def test_the_challenge_stream_reconnecting_during_an_outage_hears_when_to_come_back(
+    client: Client, store: FakeStore
+) -> None:
+    registered = await client.post("/v1/players", json={"handle": "outage_ears"})
+    token = registered.json()["token"]["token"]
+    store.down = True
+    answer = await client.get("/v1/me/challenges/stream", headers=bearer(token))
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/event-stream")
+    assert answer.text == "retry: 2000\n\n"

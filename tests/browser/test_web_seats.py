@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from tests.browser.test_web_play import create_over_api
 from tests.browser.web_client import WebClient
 
 pytestmark = pytest.mark.browser
@@ -15,6 +17,55 @@ pytestmark = pytest.mark.browser
 
 def cards_in_dom(client: WebClient, cards: list[str]) -> list[str]:
     return [c for c in cards if client.page.locator(f"[data-card='{c}']").count()]
+
+
+# Notes the path of every answer body the page has read, once the reader has gone on with
+# it: a task queued after the body runs only when the reader's own steps are done.
+NOTE_BODIES_READ = """(() => {
+  const json = Response.prototype.json;
+  window.bodiesRead = [];
+  Response.prototype.json = function () {
+    const path = new URL(this.url).pathname;
+    return json.call(this).then((body) => {
+      setTimeout(() => window.bodiesRead.push(path));
+      return body;
+    });
+  };
+})()"""
+
+
+def test_the_match_opened_last_owns_the_cover(open_page: Callable[..., WebClient]) -> None:
+    """Two changes of address at once (a link followed while the page still starts): each
+    opens the match, and the first one's view may come back after the second's. The
+    screen on show is the second: its cover hands the device over, and the first one,
+    left before its view came, starts nothing behind it."""
+    client = open_page(init_script=NOTE_BODIES_READ)
+    page = client.page
+    human = {"kind": "human"}
+    match_id, tokens = create_over_api(client.base_url, {"seats": [human, human]})
+    client.remember_seats(match_id, "hotseat", tokens)
+    held: list[Any] = []
+
+    def hold_the_first_view(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    view = f"**/v1/matches/{match_id}"
+    page.route(view, hold_the_first_view)
+    with page.expect_request(view):
+        page.evaluate("id => { location.hash = `#/match/${id}`; }", match_id)
+    # The same address again, as a second link or a reload's own start would route it.
+    page.evaluate("dispatchEvent(new HashChangeEvent('hashchange'))")
+    assert client.state() == "cover"
+    held[0].continue_()
+    page.wait_for_function(
+        "path => window.bodiesRead.filter((p) => p === path).length === 2",
+        arg=f"/v1/matches/{match_id}",
+    )
+    page.click("#cover-button")
+    assert client.state() == "turn"
 
 
 def test_two_players_on_one_device_pass_it_behind_a_cover(

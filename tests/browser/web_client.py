@@ -172,15 +172,19 @@ class WebClient:
     def set_pace(self, pace: str) -> None:
         self.page.select_option("#pace-select", pace)
 
-    def open_match(self, match_id: str, mode: str, tokens: list[dict[str, Any]]) -> None:
-        """Keeps the seats as the client keeps them (its own storage module), then opens
-        the match as a reload would."""
+    def remember_seats(self, match_id: str, mode: str, tokens: list[dict[str, Any]]) -> None:
+        """Keeps the seats as the client keeps them (its own storage module), on the
+        start page."""
         self.page.goto("/")
         self.page.evaluate(
             "async ([id, mode, seats]) => (await import('/static/js/storage.js'))"
             ".rememberSeats(id, mode, seats)",
             [match_id, mode, tokens],
         )
+
+    def open_match(self, match_id: str, mode: str, tokens: list[dict[str, Any]]) -> None:
+        """Opens a match with seats kept on this device, as a reload would."""
+        self.remember_seats(match_id, mode, tokens)
         self.page.goto(f"/#/match/{match_id}")
         self.page.wait_for_selector("#match-screen:not([hidden])")
 

@@ -94,6 +94,9 @@ export class MatchScreen {
     document.addEventListener("keydown", this.onKey);
     $("#move-log").replaceChildren();
     const { view, seq } = await this.snapshot();
+    // Left while the view was on its way: another screen owns the page now (its cover,
+    // its dialogs), and this one must not start a feed or a clock behind it.
+    if (this.stopped) return;
     this.model = fromView(view);
     this.seq = seq;
     this.settled = true;

@@ -105,7 +105,7 @@ async function openMatch(matchId, features) {
   if (session) setCurrentMatch(matchId);
   showScreen("match-screen");
   $("#status-line").textContent = t("app.loading");
-  screen = new MatchScreen({
+  const opened = new MatchScreen({
     api,
     features,
     matchId,
@@ -116,11 +116,13 @@ async function openMatch(matchId, features) {
       go("#/");
     },
   });
+  screen = opened;
   try {
-    await screen.start();
-    if (session?.mode === "online") invite(matchId);
+    await opened.start();
+    if (!opened.stopped && session?.mode === "online") invite(matchId);
   } catch (error) {
-    screen.stop();
+    if (opened.stopped) return;
+    opened.stop();
     screen = null;
     if (currentMatch() === matchId && (error.status === 404 || error.status === 401)) clearCurrentMatch();
     showScreen("start-screen");
@@ -128,8 +130,13 @@ async function openMatch(matchId, features) {
   }
 }
 
+// Counts the changes of address: a route that waited while a newer one began draws nothing.
+let routes = 0;
+
 async function route() {
+  const turn = ++routes;
   const features = await loadFeatures(api);
+  if (turn !== routes) return null;
   screen?.stop();
   screen = null;
   players?.stop();

@@ -2,12 +2,15 @@
 
 A clone must stand alone: a relative link names a file of the repository that exists (a
 heading of it when it carries ``#anchor``), never one outside it, and every page of docs/
-can be reached from the README. Web links (http, https, mailto) are left alone.
+can be reached from the README. Web links (http, https, mailto) are left alone. A path
+written in backticks (`scopa/domain/cards.py`, `infra/`, `tests/api/test_moves.py::test_x`)
+names something that exists too: the code moves, and the docs must move with it.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
@@ -43,6 +46,42 @@ def prose_lines(text: str) -> list[str]:
             continue
         lines.append(line)
     return lines
+
+
+# Where a path in backticks may start: the repository, the package (`infra/ai_pool.py`,
+# as docs/architecture.md writes them) and the API's folder (`static/js/game.js`).
+PATH_ROOTS = ("", "scopa/", "scopa/api/")
+_PATH_SPAN = re.compile(r"(`+)([^`\s<>{}$=]*/[^`\s<>{}$=]*)\1")
+
+
+def tracked_files(root: Path) -> list[str]:
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
+    )
+    return listed.stdout.split()
+
+
+def missing_paths(page: Path, tracked: list[str], root: Path = ROOT) -> list[str]:
+    """The paths in backticks on ``page`` that name nothing in the repository: a span
+    with a slash whose first part is a folder of the repository (or of the package, or of
+    its API), with a test id's ``::`` part dropped and ``*`` taken as a glob."""
+    folders = {
+        prefix: {f[len(prefix) :].split("/")[0] for f in tracked if f.startswith(prefix)}
+        for prefix in PATH_ROOTS
+    }
+    missing: list[str] = []
+    for line in prose_lines(page.read_text(encoding="utf-8")):
+        for _, span in _PATH_SPAN.findall(line):
+            path = span.split("::")[0].rstrip("/")
+            if "://" in span or not path:
+                continue
+            first = path.split("/")[0]
+            bases = [root / prefix for prefix in PATH_ROOTS if first in folders[prefix]]
+            if bases and not any(
+                any(base.glob(path)) if "*" in path else (base / path).exists() for base in bases
+            ):
+                missing.append(span)
+    return missing
 
 
 def links(text: str) -> list[str]:
@@ -109,6 +148,27 @@ def problems(page: Path, root: Path = ROOT) -> list[str]:
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_every_link_resolves_inside_the_repository(page: Path) -> None:
     assert problems(page) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_every_path_in_backticks_exists(page: Path) -> None:
+    assert missing_paths(page, tracked_files(ROOT)) == []
+
+
+def test_the_path_check_finds_a_path_that_moved(tmp_path: Path) -> None:
+    page = tmp_path / "README.md"
+    page.write_text(
+        "`scopa/domain/cards.py` `infra/ai_pool.py` `static/js/game.js` `tests/api/`\n"
+        "`tests/api/test_moves.py::test_a_move` `scopa/migrations/versions/0001_*.py`\n"
+        "`scopa/domain/views.py` `infra/cli.py` `static/js/nowhere.js`\n"
+        "`/v1/matches/{id}` `application/json` `python -m pytest tests/none` `https://x/y`\n"
+        "```\n`scopa/in/a/fence.py`\n```\n"
+    )
+    assert missing_paths(page, tracked_files(ROOT)) == [
+        "scopa/domain/views.py",
+        "infra/cli.py",
+        "static/js/nowhere.js",
+    ]
 
 
 def test_every_page_of_docs_can_be_reached_from_the_readme() -> None:

@@ -8,8 +8,8 @@ On a fresh Postgres database (``bench.scale.database``, unpaced, quotas off):
    stored in that time (the versions the matches gained), per second.
 2. Latency: one ``scopa serve`` playing AI itself (2 AI processes); a human plays an
    expert, timed from the 200 of its move to the AI's ``card_played`` on a long poll
-   (API.md's "AI reply"), first alone, then while one address floods: 30 matches of four
-   expert AI seats and 12 loops of expert hints, ten a second each.
+   (docs/api.md, "How AI moves reach you"), first alone, then while one address floods:
+   30 matches of four expert AI seats and 12 loops of expert hints, ten a second each.
 3. Hints: ``--hints`` hard hints asked one after another, timed from the request to its
    200, of an API process running no AI with one worker, then of the latency phase's
    ``scopa serve`` before its flood.
@@ -91,8 +91,8 @@ async def turns_per_second(port: int, matches: int, seconds: float) -> float:
 
 async def ai_replies(http: httpx.AsyncClient, count: int) -> list[float]:
     """Play seat 0 against an expert until ``count`` AI replies were timed: from the 200
-    of the human's move to the AI's ``card_played`` arriving on a long poll (API.md's "AI
-    reply"; tests/hostile/test_ai_service.py times them with this too)."""
+    of the human's move to the AI's ``card_played`` arriving on a long poll (docs/api.md,
+    "How AI moves reach you"; tests/hostile/test_ai_service.py times them with this too)."""
     replies: list[float] = []
     match_id, (token,) = await create(http, HUMAN_VS_EXPERT)
     after = 0

@@ -34,7 +34,7 @@ from scopa.service.services import Services, build_services
 
 log = logging.getLogger(__name__)
 
-# API.md keeps idempotency keys at least 24 hours; the purge leaves a margin on top.
+# docs/api.md keeps idempotency keys at least 24 hours; the purge leaves a margin on top.
 KEY_LIFETIME_SECONDS = 25 * 3600
 PURGE_EVERY_SECONDS = 3600.0
 # How often a process that runs AI looks for reviews asked of it (service.asked has how

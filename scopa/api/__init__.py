@@ -1,4 +1,4 @@
-"""The HTTP adapter: the Litestar app over the match service (API.md is its contract)."""
+"""The HTTP adapter: the Litestar app over the match service (docs/api.md is its contract)."""
 
 # The one place of the version: pyproject.toml reads it for the package (its version is
 # "dynamic"), the OpenAPI document serves it as info.version, `scopa --version` prints it.

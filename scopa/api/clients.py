@@ -1,4 +1,4 @@
-"""Who the client is, as every per-address limit counts it (API.md, "Limits").
+"""Who the client is, as every per-address limit counts it (docs/api.md, "Limits").
 
 The client is the connection's peer. Only when the peer is one of the trusted proxies
 (``SCOPA_TRUSTED_PROXIES``) is ``X-Forwarded-For`` read: each proxy appends the address

@@ -1,6 +1,6 @@
 """The published OpenAPI document: Litestar's, completed with what it cannot infer.
 
-Handlers read their bodies themselves (the check order of API.md puts 404 and 401 before
+Handlers read their bodies themselves (the check order of docs/api.md puts 404 and 401 before
 a malformed body), so request bodies are described here, from the same msgspec Structs
 that decode them: the spec then states exactly what the server enforces.
 """

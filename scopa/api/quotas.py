@@ -25,7 +25,7 @@ from scopa.api.clients import Clients
 from scopa.api.errors import rate_limited
 from scopa.service.limits import OwnerQuotas, Slots
 
-# When a refused long poll may try again (API.md: at most 10 s for "at once" quotas).
+# When a refused long poll may try again (docs/api.md: at most 10 s for "at once" quotas).
 RETRY_SECONDS = 2.0
 
 

@@ -90,7 +90,7 @@ SeatRequest = HumanSeat | OpenSeat | AiSeat
 
 
 class RulesRequest(Body, frozen=True):
-    """Rules options; each one omitted takes its default (RULES.md)."""
+    """Rules options; each one omitted takes its default (docs/rules.md)."""
 
     target: (
         Annotated[

@@ -56,7 +56,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             "seat; 3 timeouts in a row lose) or forfeit (the seat's team loses)"
         ),
     ] = "autoplay"
-    # Training (seed 004's Reveal button).
+    # Training (the table's Reveal button).
     reveal_ai_hands: Annotated[
         bool, Meta(description="Every view lists the AI seats' cards in seats[].hand")
     ] = False

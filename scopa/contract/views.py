@@ -1,4 +1,4 @@
-"""What one seat, or a spectator, may know of a match (API.md, MatchView)."""
+"""What one seat, or a spectator, may know of a match (docs/api.md, "The match view")."""
 
 from __future__ import annotations
 

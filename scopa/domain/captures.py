@@ -1,4 +1,4 @@
-"""The capture and sweep rules of RULES.md, written once: what a played card may take,
+"""The capture and sweep rules of docs/rules.md, written once: what a played card may take,
 and when taking scores a sweep. ``Deal``, the AI's knowledge and both playouts ask here.
 
 What a card may take depends only on the multiset of values on the table, so the answer

@@ -1,7 +1,7 @@
 """The 40-card deck.
 
 Inside the engine a card is an int 0..39: ``suit * 10 + rank_index``. The wire and the
-views use the notation of RULES.md (rank then suit: ``7D``, ``AS``, ``KC``); nothing else
+views use the notation of docs/rules.md (rank then suit: ``7D``, ``AS``, ``KC``); nothing else
 parses.
 """
 

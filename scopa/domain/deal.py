@@ -73,7 +73,7 @@ class Deal:
 
     @classmethod
     def open(cls, rules: Rules, players: int, dealer: int, deck: list[int]) -> Deal:
-        """Deal ``deck`` (top first) as RULES.md says: hands one card at a time, then 4 up
+        """Deal ``deck`` (top first) as docs/rules.md says: hands one card at a time, then 4 up
         (scopone: the whole deck to the hands, nothing up, no stock)."""
         held, up = opening_cards(rules, players)
         n = players * held

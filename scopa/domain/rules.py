@@ -1,4 +1,4 @@
-"""Rules options, agreed when a match is created (RULES.md, "Variants")."""
+"""Rules options, agreed when a match is created (docs/rules.md, "Variants")."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     diamond_sequence: bool = False
     turn_seconds: int | None = None  # a human seat's time for each turn; None: no clock
     on_timeout: OnTimeout = "autoplay"
-    # Training (seed 004's Reveal button).
+    # Training (the table's Reveal button).
     reveal_ai_hands: bool = False
     # Last, with its default: rules stored before it existed decode as "scopa".
     deal: DealKind = "scopa"

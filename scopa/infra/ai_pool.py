@@ -1,7 +1,7 @@
 """The AI's decisions, off the event loop: ``domain.ai.decide`` in a pool of processes.
 
 ``PooledAi`` is the service's ``AiPlayer``. It hands the pool no more decisions than it
-has processes, so the next one to start is chosen here, most urgent first (API.md,
+has processes, so the next one to start is chosen here, most urgent first (docs/api.md,
 "Order of AI work"): an AI's turn where a human waits, then a human seat's hint or
 autoplay, then a match of AI seats only, then the coach's reviews. A decision still
 waiting for a process is dropped when its caller goes (a hint whose client left costs
@@ -49,7 +49,7 @@ T = TypeVar("T")
 
 # How often an idle pool is checked for a dead process.
 CHECK_SECONDS = 0.5
-# API.md: a decision overruns its budget by at most this; more counts as a timeout.
+# docs/api.md: a decision overruns its budget by at most this; more counts as a timeout.
 OVERRUN_SECONDS = 0.020
 # The order of AI work, most urgent first.
 HUMAN_WAITS, FOR_A_HUMAN_SEAT, AI_ONLY, REVIEW = 0, 1, 2, 3

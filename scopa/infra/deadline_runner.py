@@ -21,7 +21,7 @@ from scopa.infra.quiet import QuietRetries
 
 log = logging.getLogger(__name__)
 
-# API.md allows 2 s from a moment to its change: half a second to notice, the rest to act
+# docs/api.md allows 2 s from a moment to its change: half a second to notice, the rest to act
 # (an autoplay waits on an AI decision).
 POLL_SECONDS = 0.5
 # Matches handled at once by one process; the rest wait for the next poll.

@@ -51,7 +51,7 @@ Key = tuple[str, str, int]  # a window: (name, client, period)
 COUNTS: Table = LimitCountRow.__table__  # type: ignore[assignment]
 LEASES: Table = StreamLeaseRow.__table__  # type: ignore[assignment]
 
-# API.md: slots held by a process free within 30 s of its death.
+# docs/api.md: slots held by a process free within 30 s of its death.
 LEASE_SECONDS = 30.0
 ENDED_WINDOW_KEPT = 60.0
 

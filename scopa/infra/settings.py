@@ -17,7 +17,7 @@ class SettingsError(ValueError):
     """An environment variable that does not parse."""
 
 
-# The limits that keep one client from crowding out the rest (API.md), by the setting that
+# The limits that keep one client from crowding out the rest (docs/api.md), by the setting that
 # names each: SCOPA_LIMITS=off lifts every one of them whose own setting is not given.
 # 0 turns one off.
 QUOTAS = {
@@ -65,9 +65,9 @@ class Settings:
     # Clients reconnect with Last-Event-ID; an upper bound frees connections of gone clients.
     stream_seconds: float = 300.0
     # A stream's slot is a lease renewed every third of this (infra/limits.py): the slots
-    # of a process that died free within it. API.md promises 30 s.
+    # of a process that died free within it. docs/api.md promises 30 s.
     stream_lease_seconds: float = 30.0
-    # The fixed windows the limits "per minute" count in (api/ratelimit.py); API.md says a
+    # The fixed windows the limits "per minute" count in (api/ratelimit.py); docs/api.md says a
     # minute, which only a test waiting for a window's end has reason to shorten.
     limit_window_seconds: int = 60
     # Slow and crowding clients (infra/http_protocol.py): a request's headers must arrive
@@ -96,7 +96,7 @@ class Settings:
     rated_idle_ttl_seconds: int = 300
 
     def without_limits(self) -> Settings:
-        """These settings with every quota of API.md's list off (SCOPA_LIMITS=off)."""
+        """These settings with every quota of docs/api.md's list off (SCOPA_LIMITS=off)."""
         off: dict[str, Any] = dict.fromkeys(QUOTAS, 0)
         return replace(self, **off)
 

@@ -1,4 +1,5 @@
-"""When a match's next moment comes, and what happens when it passes (API.md, "Lifecycle").
+"""When a match's next moment comes, and what happens when it passes (docs/api.md, "Ending
+a match early, and turn clocks").
 
 The domain knows how a match ends; this knows when. Each change stores the match's
 ``due_at``: for a waiting match the end of its wait, for a human seat's turn the end of
@@ -15,7 +16,7 @@ from scopa.domain.events import StoredEvent
 from scopa.domain.match import MatchState, abandon, expire, human_to_play, on_the_clock, time_out
 from scopa.domain.moves import Move
 
-# The level whose move is played for a seat whose time ran out (API.md).
+# The level whose move is played for a seat whose time ran out (docs/api.md).
 AUTOPLAY_LEVEL = "hard"
 
 

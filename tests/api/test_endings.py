@@ -1,4 +1,4 @@
-"""POST /v1/matches/{id}/resign and /abort: answers, refusals in API.md's order, If-Match
+"""POST /v1/matches/{id}/resign and /abort: answers, refusals in docs/api.md's order, If-Match
 and Idempotency-Key as for moves; end_reason in views and reason in match_finished."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import pytest
 
 from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, serving, tokens
 
-# API.md: within 2 s of the moment; a little more for a loaded test machine's clock reads.
+# docs/api.md: within 2 s of the moment; a little more for a loaded test machine's clock reads.
 SLACK = 2.0
 
 pytestmark = pytest.mark.timeout(60)

@@ -1,4 +1,4 @@
-"""Every limit of API.md's list, on the app as ``scopa serve`` builds it, on SQLite and on
+"""Every limit of docs/api.md's list, on the app as ``scopa serve`` builds it, on SQLite and on
 Postgres: each answers 429 (a stream: 200 with only ``retry:``) with Retry-After, lets
 through again once that is over, and holds across two processes sharing one database.
 

@@ -1,4 +1,4 @@
-"""POST /v1/matches/{id}/moves: every row of API.md's check order, If-Match, replays."""
+"""POST /v1/matches/{id}/moves: every row of docs/api.md's check order, If-Match, replays."""
 
 from __future__ import annotations
 

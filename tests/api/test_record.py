@@ -3,7 +3,7 @@
 Each finished match is rebuilt from its record alone (its rules, decks, first dealer and
 moves) with the engine, and must come to the same scores; the commitment shown from the
 start must be the SHA-256 of the seed revealed at the end, and the decks must be the
-shuffles API.md's generator draws from that seed.
+shuffles docs/api.md's generator draws from that seed.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def rebuilt(record: dict[str, Any]) -> Any:
 
 
 def documented_shuffles(record: dict[str, Any], players: int) -> tuple[int, list[list[str]]]:
-    """The first dealer and the decks that API.md's generator draws from the record's seed."""
+    """The first dealer and the decks that docs/api.md's generator draws from the record's seed."""
     rng = reference.SplitMix64(record["seed"])
     first = record["first_dealer"]
     dealer = rng.below(players) if first is None else first

@@ -1,4 +1,4 @@
-"""What the second edition adds to reading a match: last_seq,
+"""What reading a match also tells: last_seq,
 If-None-Match and the caching headers, the lobby of active matches, and the training
 option that shows the AI's cards."""
 

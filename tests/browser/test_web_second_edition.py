@@ -1,4 +1,4 @@
-"""The client's side of the contract's second edition (API.md): resign, abort, rematch,
+"""The client's side of the later routes and fields: resign, abort, rematch,
 names, the turn clock, revealed computer hands, the record, the review, seeded matches
 and the lobby of matches being played.
 

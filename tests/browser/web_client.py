@@ -112,7 +112,7 @@ def require(features: dict[str, bool], *names: str) -> None:
     every feature."""
     missing = [SECOND_EDITION[n] for n in names if not features[n]]
     if missing:
-        unavailable(f"the served contract lacks {', '.join(missing)} (API.md, second edition)")
+        unavailable(f"the served contract lacks {', '.join(missing)}")
 
 
 # What sticks out past the screen's right edge (``w``), to name in a failure.

@@ -21,7 +21,7 @@ from tests.support.server_process import Server, start_server
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120), pytest.mark.alone]
 
 TURN_SECONDS = 5
-# API.md: within 2 s of the first process being ready.
+# docs/api.md: within 2 s of the first process being ready.
 WITHIN = 2.0
 POLL = 0.05
 

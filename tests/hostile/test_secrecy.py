@@ -7,7 +7,7 @@ each seat token and for a spectator, the match view, the new events and a hint:
 - no card of another seat's hand, nor of the stock, shows in a view, nor in an event of
   the deal being played (older deals' cards went back into the deck, and a voided deal's
   table too, so those events may name cards that are someone's now);
-- each event is exactly the stored one as API.md projects it for the viewer: ``hand``
+- each event is exactly the stored one as docs/api.md projects it for the viewer: ``hand``
   the viewer's own packet on deal_started and cards_dealt, null for a spectator, and
   nothing else of the stored hands;
 - ``hand`` is the token's seat's hand exactly (null for a spectator), ``legal_moves``
@@ -125,7 +125,7 @@ def _cards(value: Any) -> set[str]:
 
 
 def _seen_by(stored: Any, seat: int | None) -> dict[str, Any]:
-    """API.md's projection of a stored event for a viewer: its own packet only."""
+    """docs/api.md's projection of a stored event for a viewer: its own packet only."""
     event: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(stored))
     event.pop("deck", None)  # the record's alone
     if event["type"] in ("deal_started", "cards_dealt"):

@@ -211,6 +211,24 @@ def test_anchors_follow_githubs_headings() -> None:
     assert anchors(text) == {"compatibility-of-v1", "events-card_played", "events-card_played-1"}
 
 
+# A document named in code: `docs/api.md`, `api.md`, `README.md` (not `API.md`).
+_DOCUMENT = re.compile(r"(?<![\w./-])([\w./-]*\w\.md)\b")
+CODE_SUFFIXES = (".py", ".js", ".toml", ".yaml", ".yml", ".html", ".css")
+
+
+def test_the_code_cites_only_documents_the_repository_has() -> None:
+    tracked = tracked_files(ROOT)
+    cited = [
+        f"{name}:{number}: {document}"
+        for name in tracked
+        if name.endswith(CODE_SUFFIXES) and name != "tests/ops/test_docs_links.py"
+        for number, line in enumerate((ROOT / name).read_text(encoding="utf-8").splitlines(), 1)
+        for document in _DOCUMENT.findall(line)
+        if not any(t == document or t.endswith(f"/{document}") for t in tracked)
+    ]
+    assert cited == []
+
+
 # The project's work items ("issue 14", "task 3", "#27") mean nothing to a user.
 _WORK_ITEM = re.compile(r"\b(?:issue|task|ticket)s?\s+#?\d+|(?<![\w&/])#\d+\b", re.IGNORECASE)
 

@@ -34,7 +34,7 @@ def deck_for(
     """A deck that deals ``hands`` (one string per seat) and ``table`` with this dealer.
 
     Cards go one at a time from the top, starting with the seat after the dealer, as
-    RULES.md says; ``packets`` are later packets in the same form; the unnamed cards follow
+    docs/rules.md says; ``packets`` are later packets in the same form; the unnamed cards follow
     in card order.
     """
     deck: list[int] = []

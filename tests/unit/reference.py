@@ -1,4 +1,4 @@
-"""A slow, literal model of RULES.md, written apart from the engine to check it against.
+"""A slow, literal model of docs/rules.md, written apart from the engine to check it against.
 
 It works on card names ("7D"), enumerates every subset of the table, and scores a deal
 line by line from the rules' table. Nothing here imports the engine except the rules
@@ -166,7 +166,7 @@ def diamond_sequence(pile: Sequence[str]) -> int:
 def score(
     rules: Rules, piles: Sequence[Sequence[str]], sweeps: Sequence[int]
 ) -> list[dict[str, Any]]:
-    """Each team's facts and points for a finished deal, read straight off RULES.md."""
+    """Each team's facts and points for a finished deal, read straight off docs/rules.md."""
     out = []
     for t in (0, 1):
         mine, theirs = piles[t], piles[1 - t]

@@ -1,4 +1,4 @@
-"""Dealing (RULES.md "Seats, teams, dealing"): order, packets, redeals, dealers, leads."""
+"""Dealing (docs/rules.md, "Dealing"): order, packets, redeals, dealers, leads."""
 
 from __future__ import annotations
 

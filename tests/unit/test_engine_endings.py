@@ -1,4 +1,5 @@
-"""How a match ends early (API.md, "Lifecycle"): resign, abort, expire, abandon, timeouts.
+"""How a match ends early (docs/api.md, "Ending a match early, and turn clocks"): resign,
+abort, expire, abandon, timeouts.
 
 Each ending is one change (version + 1) whose log ends with ``match_finished`` and its
 reason; the deal in progress stays as it stood, unscored.

@@ -1,5 +1,5 @@
 """Random games in every option combination, checked for what must always hold, and
-checked move by move against the slow model of RULES.md in ``reference.py``."""
+checked move by move against the slow model of docs/rules.md in ``reference.py``."""
 
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ def test_a_rejected_draw_is_drawn_again_inside_shuffle() -> None:
 def documented_draws(
     seed: int, players: int, first_dealer: int | None, dealt: list[tuple[str, int]]
 ) -> tuple[int, list[list[str]]]:
-    """API.md's order of draws, by the plain generator: the first dealer unless named,
+    """docs/api.md's order of draws, by the plain generator: the first dealer unless named,
     then per entry of ``dealt`` ("deal", n) a fresh shuffle of the unshuffled order, or
     ("explicit", n) nothing, or ("redeal", n) the voided deck shuffled again."""
     rng = reference.SplitMix64(seed)

@@ -1,4 +1,4 @@
-"""Scoring a deal (RULES.md "Scoring a deal"): every point, every tie, both options."""
+"""Scoring a deal (docs/rules.md, "Scoring a deal"): every point, every tie, both options."""
 
 from __future__ import annotations
 

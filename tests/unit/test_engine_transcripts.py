@@ -3,7 +3,7 @@
 Each file holds a match's setup, the moves a fixed policy chose, and how each deal started
 and scored. Replaying must choose the same moves, deal the same cards and score the same;
 the slow reference model must agree with every number. Deal 1 of ace-sweeps-king.json was
-also checked by hand against RULES.md (see the last test).
+also checked by hand against docs/rules.md (see the last test).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What a seat and a spectator may see (API.md MatchView, Events), in the domain's views."""
+"""What a seat and a spectator may see (docs/api.md, "The match view" and "Events")."""
 
 from __future__ import annotations
 

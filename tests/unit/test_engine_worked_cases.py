@@ -1,4 +1,4 @@
-"""RULES.md's "Worked cases" table, row by row, on the Deal core and through match.play."""
+"""The "Worked cases" table of docs/rules.md, row by row, on the Deal core and match.play."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ class HintController(Controller):
         request: Request[Any, Any, Any],
         service: Service,
         match_id: MatchId,
-        # Checked by the service, after the token: API.md answers 401 before 400.
+        # Checked by the service, after the token: docs/api.md answers 401 before 400.
         level: Annotated[
             str, QueryParameter(description="The AI level", schema_extra={"enum": list(LEVELS)})
         ] = "hard",

@@ -55,7 +55,7 @@ class MoveController(Controller):
         key: IdempotencyKey = None,
         if_match: IfMatch = None,
     ) -> Response[MatchView]:
-        # API.md's order: 404, 401, then 400 for the body and headers, then the rules.
+        # docs/api.md's order: 404, 401, then 400 for the body and headers, then the rules.
         caller = await identify(request, service, match_id, required=True, recent=True)
         json_body(request)
         move, fingerprint = decode_body(await request.body(), MoveRequest)

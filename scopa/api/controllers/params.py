@@ -101,7 +101,7 @@ async def identify(
     required: bool = False,
     recent: bool = False,
 ) -> Caller:
-    """Who asks about the match, in API.md's order: 404 for an unknown match, then 400 for
+    """Who asks about the match, in docs/api.md's order: 404 for an unknown match, then 400 for
     an ambiguous credential, then 401 for a bad one (``query``: ``?token=`` is read)."""
     try:
         token = bearer(request, query=query)

@@ -98,7 +98,7 @@ export function applyEvent(model, event) {
   return m;
 }
 
-/** Which of seed 004's thresholds each team has reached: 21 cards, 6 diamonds, the 7♦. */
+/** Which of the score's thresholds each team has reached: 21 cards, 6 diamonds, the 7♦. */
 export function thresholds(model) {
   return model.teams.map((t) => ({
     cards: t.captured_count >= CARDS_MAJORITY,

@@ -11,7 +11,7 @@ const END_REASONS = ["score", "resigned", "timeout", "aborted", "expired", "aban
 const mark = (yes) => (yes ? "✓" : "—");
 
 /**
- * The score header: each side's match points and the deal in progress, with seed 004's
+ * The score header: each side's match points and the deal in progress, with the
  * thresholds shown as reached, and flashing when ``fresh`` ([{team, what}]) says they
  * were reached just now.
  */

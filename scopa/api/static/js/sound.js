@@ -1,4 +1,4 @@
-// A short chime for seed 004's threshold alerts, made with WebAudio (no audio file),
+// A short chime for the score's threshold alerts, made with WebAudio (no audio file),
 // and the mute choice, remembered on this device.
 
 import { pref, setPref } from "./storage.js";

@@ -19,7 +19,7 @@ from scopa.api.app import openapi_document
 from scopa.api.errors import headers_too_large
 from scopa.api.middleware import RequestIdFilter
 from scopa.infra import collector
-from scopa.infra import logging as json_logging
+from scopa.infra import logging as log_lines
 from scopa.infra.db import DatabaseUnavailable, DatabaseUnusable
 from scopa.infra.http_protocol import ConnectionLimits, guarded_protocol, install_accept_log_bound
 from scopa.infra.migrate import migrate
@@ -214,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     if args_in[:1] == ["tournament"]:
         return tournament(args_in[1:])
     args = build_parser(settings).parse_args(args_in)
-    json_logging.configure(settings.log_level, filters=[RequestIdFilter()])
+    log_lines.configure(
+        settings.log_level, filters=[RequestIdFilter()], log_format=settings.log_format
+    )
     try:
         if args.command == "serve":
             return _serve(settings, args.host, args.port, args.wait)

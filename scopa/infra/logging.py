@@ -1,4 +1,5 @@
-"""JSON log lines on stderr, each with the request id it was logged for.
+"""Log lines on stderr: JSON, each with the request id it was logged for, or short lines
+a person reads when stderr is a terminal (``SCOPA_LOG_FORMAT`` chooses).
 
 Nothing here logs a request's query string or headers: the access log (api.middleware)
 records the path alone, and uvicorn's own access log, which prints query strings (and so
@@ -18,6 +19,8 @@ import msgspec
 
 # Fields the access log and others attach with ``extra=``; anything else stays out.
 EXTRA_FIELDS = ("method", "path", "status", "duration_ms")
+# What ``SCOPA_LOG_FORMAT`` may say: ``auto`` is text on a terminal, JSON elsewhere.
+LOG_FORMATS = ("auto", "json", "text")
 
 
 class JsonFormatter(logging.Formatter):
@@ -59,8 +62,35 @@ class JsonFormatter(logging.Formatter):
         return f"{self._second_text}.{micros // 1000:03d}+00:00"
 
 
+class TextFormatter(logging.Formatter):
+    """One short line a record, for a person at a terminal: the local time, the level
+    when it is not INFO, the message's first line (a migration's title, not its whole
+    text), an access line's time taken; a traceback in full."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        fields = record.__dict__
+        when = time.strftime("%H:%M:%S", time.localtime(record.created))
+        level = "" if record.levelno == logging.INFO else f"{record.levelname} "
+        message = record.getMessage().split("\n", 1)[0]
+        if "duration_ms" in fields:
+            message = f"{message} ({fields['duration_ms']} ms)"
+        line = f"{when} {level}{message}"
+        if record.exc_info:
+            line = f"{line}\n{self.formatException(record.exc_info)}"
+        return line
+
+
+def formatter_for(log_format: str, stream: TextIO) -> logging.Formatter:
+    """``log_format`` as ``SCOPA_LOG_FORMAT`` says it, for lines written to ``stream``."""
+    text = log_format == "text" or (log_format == "auto" and stream.isatty())
+    return TextFormatter() if text else JsonFormatter()
+
+
 def configure(
-    level: str = "INFO", stream: TextIO | None = None, filters: Sequence[logging.Filter] = ()
+    level: str = "INFO",
+    stream: TextIO | None = None,
+    filters: Sequence[logging.Filter] = (),
+    log_format: str = "json",
 ) -> None:
     """``filters`` stamp records with what the formatter prints (the HTTP layer's request
     id), so this module needs to know nothing of where it comes from."""
@@ -70,8 +100,9 @@ def configure(
     logging.logThreads = False
     logging.logProcesses = False
     logging.logMultiprocessing = False
-    handler = logging.StreamHandler(stream or sys.stderr)
-    handler.setFormatter(JsonFormatter())
+    stream = stream or sys.stderr
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter_for(log_format, stream))
     for stamp in filters:
         handler.addFilter(stamp)
     root = logging.getLogger()

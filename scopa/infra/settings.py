@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from scopa.infra.logging import LOG_FORMATS
+
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./scopa.db"
 
 T = TypeVar("T", int, float)
@@ -62,6 +64,7 @@ class Settings:
     ai_budget_ms: int = 100
     ai_workers: int = 2  # worker processes for the AI; 0 runs it in threads of this process
     log_level: str = "INFO"
+    log_format: str = "auto"  # infra/logging.py: text on a terminal, JSON elsewhere
     # Clients reconnect with Last-Event-ID; an upper bound frees connections of gone clients.
     stream_seconds: float = 300.0
     # A stream's slot is a lease renewed every third of this (infra/limits.py): the slots
@@ -122,6 +125,7 @@ class Settings:
             ai_budget_ms=_int(env, "SCOPA_AI_BUDGET_MS", defaults.ai_budget_ms, minimum=1),
             ai_workers=_int(env, "SCOPA_AI_WORKERS", defaults.ai_workers, minimum=0),
             log_level=env.get("SCOPA_LOG_LEVEL", defaults.log_level).upper(),
+            log_format=_choice(env, "SCOPA_LOG_FORMAT", defaults.log_format, LOG_FORMATS),
             stream_seconds=float(
                 _int(env, "SCOPA_STREAM_SECONDS", int(defaults.stream_seconds), minimum=1)
             ),
@@ -186,6 +190,15 @@ def _number(env: Mapping[str, str], name: str, parse: Callable[[str], T], what: 
         return parse(text)
     except ValueError:
         raise SettingsError(f"{name}={text!r} is not {what}") from None
+
+
+def _choice(env: Mapping[str, str], name: str, default: str, choices: tuple[str, ...]) -> str:
+    text = env.get(name, "").strip().lower()
+    if not text:
+        return default
+    if text not in choices:
+        raise SettingsError(f"{name}={text!r} is not one of {', '.join(choices)}")
+    return text
 
 
 def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:

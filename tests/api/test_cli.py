@@ -8,6 +8,10 @@ import contextlib
 import dataclasses
 import json
 import os
+import pty
+import re
+import select
+import signal
 import socket
 import socketserver
 import subprocess
@@ -74,8 +78,12 @@ def test_settings_from_the_environment() -> None:
             "SCOPA_METRICS_TOKEN": " m3trics ",
             "SCOPA_STREAM_LEASE_SECONDS": "2.5",
             "SCOPA_LIMIT_WINDOW_SECONDS": "5",
+            "SCOPA_LOG_FORMAT": "Text",
         }
     )
+    assert (settings.log_format, Settings().log_format) == ("text", "auto")
+    with pytest.raises(SettingsError, match="SCOPA_LOG_FORMAT='xml' is not one of auto, json"):
+        Settings.from_env({"SCOPA_LOG_FORMAT": "xml"})
     assert settings.database_wait_seconds == 0
     assert (settings.stream_lease_seconds, settings.limit_window_seconds) == (2.5, 5)
     assert settings.metrics_token == "m3trics"
@@ -115,6 +123,61 @@ def test_serve_migrates_and_serves_with_json_logs(tmp_path: Path) -> None:
     assert any(line["logger"] == "scopa.access" and line["request_id"] for line in lines)
     assert token not in stderr
     assert f"open {base}/ to play" in stderr.splitlines()
+
+
+def read_terminal(terminal: int, until: str, seconds: float) -> str:
+    """What a process wrote to ``terminal`` until ``until`` appears, it closes, or time ends."""
+    out = b""
+    deadline = time.monotonic() + seconds
+    while until.encode() not in out and time.monotonic() < deadline:
+        ready, _, _ = select.select([terminal], [], [], deadline - time.monotonic())
+        try:
+            chunk = os.read(terminal, 65536) if ready else b""
+        except OSError:  # the other side closed: Linux says EIO
+            break
+        if ready and not chunk:
+            break
+        out += chunk
+    return out.decode(errors="replace").replace("\r\n", "\n")
+
+
+@pytest.mark.slow
+def test_serve_on_a_terminal_writes_short_lines_a_person_reads(tmp_path: Path) -> None:
+    terminal, its_end = pty.openpty()
+    env = {
+        **os.environ,
+        "SCOPA_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'shown.db'}",
+        "SCOPA_AI_WORKERS": "0",
+    }
+    env.pop("SCOPA_LOG_FORMAT", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scopa.cli", "serve", "--port", "0"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=its_end,
+        stderr=its_end,
+        start_new_session=True,
+    )
+    os.close(its_end)
+    try:
+        shown = read_terminal(terminal, "to play", 60)
+        process.send_signal(signal.SIGTERM)
+        shown += read_terminal(terminal, "complete.\n", 30)
+        assert process.wait(30) in (0, -signal.SIGTERM), shown
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(terminal)
+    lines = shown.splitlines()
+    assert any(re.fullmatch(r"open http://127\.0\.0\.1:\d+/ to play", line) for line in lines)
+    logged = [line for line in lines if not line.startswith("open ")]
+    # Each a time and one short line: no JSON, no migration's whole text.
+    assert logged
+    assert all(re.match(r"\d\d:\d\d:\d\d \S", line) for line in logged), shown
+    assert any(re.search(r" serving on http://127\.0\.0\.1:\d+$", line) for line in logged)
+    assert any(line.endswith("Application shutdown complete.") for line in logged), shown
+    assert max(len(line) for line in logged) <= 160, shown
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])

@@ -15,7 +15,7 @@ import pytest
 from scopa.api.app import create_app
 from scopa.api.cors import Cors
 from scopa.api.middleware import RequestIdFilter
-from scopa.infra.logging import JsonFormatter, configure
+from scopa.infra.logging import JsonFormatter, TextFormatter, configure, formatter_for
 from scopa.infra.settings import Settings
 from scopa.service.services import Services
 from tests.api.support import FIXED_MATCH, Client, bearer, create, problem_type, tokens
@@ -238,6 +238,54 @@ def test_json_formatter_keeps_exceptions_and_known_fields_only() -> None:
     assert line["path"] == "/p"
     assert "secret" not in line
     assert "ValueError: boom" in line["exception"]
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("log_format", "stream", "kind"),
+    [
+        ("auto", Terminal(), TextFormatter),
+        ("auto", io.StringIO(), JsonFormatter),
+        ("json", Terminal(), JsonFormatter),
+        ("text", io.StringIO(), TextFormatter),
+    ],
+)
+def test_lines_are_text_on_a_terminal_and_json_elsewhere_unless_a_setting_says(
+    log_format: str, stream: io.StringIO, kind: type[logging.Formatter]
+) -> None:
+    assert type(formatter_for(log_format, stream)) is kind
+
+
+def test_text_lines_are_short_and_keep_a_traceback() -> None:
+    formatter = TextFormatter()
+    migration = logging.LogRecord(
+        "alembic",
+        logging.INFO,
+        __file__,
+        1,
+        "Running upgrade -> 0005, AI turns\nin a queue",
+        (),
+        None,
+    )
+    assert formatter.format(migration).split(" ", 1)[1] == "Running upgrade -> 0005, AI turns"
+    access = logging.LogRecord(
+        "scopa.access", logging.INFO, __file__, 1, "GET /health 200", (), None
+    )
+    access.duration_ms = 1.5
+    assert formatter.format(access).endswith(" GET /health 200 (1.5 ms)")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        import sys
+
+        failed = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
+    first, *rest = formatter.format(failed).splitlines()
+    assert first.split(" ", 1)[1] == "ERROR failed"
+    assert rest[-1] == "ValueError: boom"
 
 
 @pytest.mark.parametrize(

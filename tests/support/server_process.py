@@ -187,7 +187,7 @@ def _spawn(
         "SCOPA_AI_WORKERS": "1",
         **(env or {}),
     }
-    # `python -m infra.cli` is the `scopa` entry point, run from this checkout: an
+    # `python -m scopa.cli` is the `scopa` entry point, run from this checkout: an
     # installed copy of the package could be older than the code under test.
     with log.open("wb") as sink:
         process = subprocess.Popen(

@@ -16,6 +16,7 @@ from typing import Any, cast
 import httpx
 import pytest
 from sqlalchemy import Select, Table, func, select
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from scopa.infra.db import make_engine
 from scopa.infra.hints import HINTS
@@ -100,46 +101,53 @@ async def test_reviews_go_to_the_worker_and_none_without_one(
             assert again.json() == body
 
 
-async def holder(database_url: str) -> str | None:
-    """The process holding a review's lease, if one does."""
+async def holder(engine: AsyncEngine) -> str | None:
+    """The process holding a review's lease, if one does: read on a pooled connection, as
+    the review may last less than a new engine takes to connect on a loaded machine."""
     held = select(JOBS.c.leased_by).where(JOBS.c.lease_until > time.time())
-    return cast("str | None", await first(database_url, held))
+    async with engine.connect() as conn:
+        return cast("str | None", (await conn.execute(held)).scalars().first())
 
 
 async def test_a_worker_killed_mid_review_leaves_it_to_another(
     database_url: str, tmp_path: Path
 ) -> None:
-    async with processes() as started:
-        api = await asyncio.to_thread(start_server, database_url, tmp_path, API_ENV)
-        started.append(api)
-        workers = await asyncio.gather(
-            *(asyncio.to_thread(start_worker, database_url, tmp_path) for _ in range(2))
-        )
-        started.extend(workers)
-        async with httpx.AsyncClient(base_url=api.base_url, timeout=ANSWER_SECONDS) as client:
-            # A few deals: the review lasts long enough to be cut in the middle.
-            created = await create(client, {**TWO_HUMANS, "rules": {"target": 4}})
-            match_id = created["match"]["id"]
-            await finish(client, match_id, tokens(created))
-            url = f"/v1/matches/{match_id}/review"
-            asking = asyncio.ensure_future(client.get(url, params={"seat": 0}))
-            deadline = time.monotonic() + ANSWER_SECONDS
-            while (leased_by := await holder(database_url)) is None:
-                assert time.monotonic() < deadline, "no worker took the review"
-                assert not asking.done(), asking.result().text
-                await asyncio.sleep(0.02)
-            pid = int(leased_by.split(":")[-2])
-            (victim,) = [w for w in workers if w.process.pid == pid]
-            victim.kill()
-            answer = await asking
-            # Within the request's own bound, or by a retry once the other has kept it.
-            while answer.status_code == 503 and time.monotonic() < deadline:
-                assert problem_type(answer) == "ai-unavailable"
-                answer = await client.get(url, params={"seat": 0})
-            assert answer.status_code == 200, answer.text
-            assert answer.json()["moves"]
-            assert await rows(database_url) == (1, 0)
-            assert await holder(database_url) is None
+    watch = make_engine(database_url)
+    try:
+        async with processes() as started:
+            api = await asyncio.to_thread(start_server, database_url, tmp_path, API_ENV)
+            started.append(api)
+            workers = await asyncio.gather(
+                *(asyncio.to_thread(start_worker, database_url, tmp_path) for _ in range(2))
+            )
+            started.extend(workers)
+            async with httpx.AsyncClient(base_url=api.base_url, timeout=ANSWER_SECONDS) as client:
+                # A few deals: the review lasts long enough to be cut in the middle (to 4, the
+                # match was one deal, and a review of it could end between two looks).
+                created = await create(client, {**TWO_HUMANS, "rules": {"target": 11}})
+                match_id = created["match"]["id"]
+                await finish(client, match_id, tokens(created))
+                url = f"/v1/matches/{match_id}/review"
+                asking = asyncio.ensure_future(client.get(url, params={"seat": 0}))
+                deadline = time.monotonic() + ANSWER_SECONDS
+                while (leased_by := await holder(watch)) is None:
+                    assert time.monotonic() < deadline, "no worker took the review"
+                    assert not asking.done(), asking.result().text
+                    await asyncio.sleep(0.02)
+                pid = int(leased_by.split(":")[-2])
+                (victim,) = [w for w in workers if w.process.pid == pid]
+                victim.kill()
+                answer = await asking
+                # Within the request's own bound, or by a retry once the other has kept it.
+                while answer.status_code == 503 and time.monotonic() < deadline:
+                    assert problem_type(answer) == "ai-unavailable"
+                    answer = await client.get(url, params={"seat": 0})
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["moves"]
+                assert await rows(database_url) == (1, 0)
+                assert await holder(watch) is None
+    finally:
+        await watch.dispose()
 
 
 async def hints_asked(database_url: str) -> int:

@@ -42,6 +42,13 @@ async def create(client: Client, body: dict[str, Any] | None = None, /, **header
     return answer.json()
 
 
+def event_types(events: list[Any]) -> list[str]:
+    """The types of a log's events, its redeals left out: a match shuffled at random (no
+    seed: a lobby's, a rematch, a rated one) may deal its first hand again before the deal
+    starts (docs/rules.md, "Dealing"), one time in a few dozen."""
+    return [e["type"] for e in events if e["type"] != "redeal"]
+
+
 def tokens(created: Any) -> dict[int, str]:
     return {t["seat"]: t["token"] for t in created["tokens"]}
 

@@ -12,6 +12,7 @@ from tests.api.support import (
     Client,
     bearer,
     create,
+    event_types,
     finish,
     join,
     problem_type,
@@ -83,7 +84,7 @@ async def test_a_rematch_is_claimed_by_both_old_tokens_and_refused_to_a_stranger
     assert mine["seats"][1]["name"] == "Bo"
     assert (await view(client, new_id, body["token"]))["you"] == 0
     new_log = (await client.get(f"/v1/matches/{new_id}/events")).json()["events"]
-    assert [e["type"] for e in new_log] == ["seat_joined", "deal_started"]
+    assert event_types(new_log) == ["seat_joined", "deal_started"]
 
     for token in old.values():
         again = await rematch(client, old_id, token)

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.support import Client, bearer, join, problem_type, rematch, view
+from tests.api.support import Client, bearer, event_types, join, problem_type, rematch, view
 from tests.api.test_challenges import player
 from tests.support.in_process import InProcess
 
@@ -78,7 +78,7 @@ async def claimed_and_dealt(
     assert [s["kind"] for s in mine["seats"]] == ["human", "human"]
     handles = [s["player"] for s in mine["seats"]]
     events = (await client.get(f"/v1/matches/{new_id}/events")).json()["events"]
-    assert [e["type"] for e in events] == ["seat_joined", "deal_started"]
+    assert event_types(events) == ["seat_joined", "deal_started"]
     assert (events[0]["seat"], events[0]["player"]) == (1, handles[1])
     for seat, side in enumerate((p, q)):
         if side.player is None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.support import Client, bearer, create, problem_type, tokens, view
+from tests.api.support import Client, bearer, create, event_types, problem_type, tokens, view
 
 OPEN_2 = {"seats": [{"kind": "human"}, {"kind": "open"}]}
 
@@ -31,7 +31,7 @@ async def test_joining_the_last_open_seat_deals(client: Client) -> None:
     assert (active["status"], active["version"], active["deal"]) == ("active", 2, 1)
     assert len(active["hand"]) == 3
     events = (await client.get(f"/v1/matches/{match_id}/events")).json()["events"]
-    assert [e["type"] for e in events][:3] == ["seat_joined", "seat_joined", "deal_started"]
+    assert event_types(events)[:3] == ["seat_joined", "seat_joined", "deal_started"]
 
 
 async def test_join_errors(client: Client) -> None:

@@ -45,7 +45,8 @@ async def create(client: Client, body: dict[str, Any] | None = None, /, **header
 def event_types(events: list[Any]) -> list[str]:
     """The types of a log's events, its redeals left out: a match shuffled at random (no
     seed: a lobby's, a rematch, a rated one) may deal its first hand again before the deal
-    starts (docs/rules.md, "Dealing"), one time in a few dozen."""
+    starts (docs/rules.md, "Dealing": three or four kings on the table, about one deal in
+    630)."""
     return [e["type"] for e in events if e["type"] != "redeal"]
 
 

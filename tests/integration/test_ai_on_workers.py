@@ -23,6 +23,7 @@ from scopa.infra.hints import HINTS
 from scopa.infra.reviews import JOBS, REVIEWS
 from scopa.service.asked import UNATTENDED_SECONDS
 from tests.api.support import bearer, create, finish, problem_type, tokens, view
+from tests.support.eventually import eventually
 from tests.support.server_process import Server, running_in_group, start_server, start_worker
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
@@ -130,10 +131,12 @@ async def test_a_worker_killed_mid_review_leaves_it_to_another(
                 url = f"/v1/matches/{match_id}/review"
                 asking = asyncio.ensure_future(client.get(url, params={"seat": 0}))
                 deadline = time.monotonic() + ANSWER_SECONDS
-                while (leased_by := await holder(watch)) is None:
-                    assert time.monotonic() < deadline, "no worker took the review"
-                    assert not asking.done(), asking.result().text
-                    await asyncio.sleep(0.02)
+
+                async def leased() -> str | bool | None:
+                    return asking.done() or await holder(watch)
+
+                leased_by = await eventually(leased, seconds=ANSWER_SECONDS)
+                assert isinstance(leased_by, str), asking.result().text
                 pid = int(leased_by.split(":")[-2])
                 (victim,) = [w for w in workers if w.process.pid == pid]
                 victim.kill()

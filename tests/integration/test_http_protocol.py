@@ -22,6 +22,7 @@ from scopa.infra.http_protocol import (
     RateLimitedAsyncioLog,
     guarded_protocol,
 )
+from tests.support.eventually import eventually
 
 PROBLEM = b'{"type":"headers-too-large"}'
 # Short enough to wait out, long enough that a request sent at once always beats them.
@@ -70,9 +71,8 @@ async def serving(**limits: Any) -> AsyncIterator[Connect]:
     )
     server = uvicorn.Server(config)
     running = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        assert not running.done(), running.exception()
-        await asyncio.sleep(0.01)
+    await eventually(lambda: server.started or running.done())
+    assert server.started, running.exception()
     writers: list[asyncio.StreamWriter] = []
 
     async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -178,18 +178,18 @@ async def test_one_address_over_its_cap_is_refused_at_once_and_others_still_serv
         held = [await connect() for _ in range(2)]
         reader, _ = await connect()
         assert await closed(reader, within=5) == b""
-        # A connection freed makes room for one more.
+        # A connection freed makes room for one more, once the server has seen it close.
         held[0][1].close()
         await held[0][1].wait_closed()
-        for _ in range(100):
+
+        async def served() -> bool:
             reader, writer = await connect()
             writer.write(REQUEST)
             with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
-                if (await answer(reader)).startswith(b"HTTP/1.1 200"):
-                    break
-            await asyncio.sleep(0.02)  # the server has not seen the close yet
-        else:
-            pytest.fail("no room made by a closed connection")
+                return (await answer(reader)).startswith(b"HTTP/1.1 200")
+            return False
+
+        await eventually(served)
 
 
 async def test_the_server_wide_cap_refuses_past_it() -> None:
